@@ -1,0 +1,3 @@
+#include "tessera/driver/cli.hpp"
+
+int main(int argc, char** argv) { return tessera::driver::tessera_main(argc, argv); }

@@ -1,0 +1,94 @@
+#include "tessera/driver/options.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace tessera::driver {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void Options::set_defaults(const std::vector<OptionSpec>& specs) {
+  for (const auto& s : specs)
+    if (!s.default_value.empty()) defaults_[s.name] = s.default_value;
+}
+
+std::string Options::get(const std::string& name, const std::string& fallback) const {
+  if (auto it = values_.find(name); it != values_.end()) return it->second;
+  if (auto it = defaults_.find(name); it != defaults_.end()) return it->second;
+  return fallback;
+}
+
+long long Options::get_int(const std::string& name, long long fallback, long long min, long long max) const {
+  const std::string v = get(name);
+  if (v.empty()) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (errno != 0 || end == v.c_str() || *end != '\0')
+    throw UsageError("--" + name + " expects a whole number, got '" + v + "'");
+  if (x < min || x > max)
+    throw UsageError("--" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                     ", got " + v);
+  return x;
+}
+
+std::vector<std::string> Options::get_list(const std::string& name, const std::string& fallback) const {
+  return split_list(get(name, fallback));
+}
+
+Options parse_options(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
+                      const std::string& context) {
+  Options opts;
+  opts.set_defaults(specs);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--kokkos-", 0) == 0) continue;
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2)
+      throw UsageError("unexpected argument '" + arg + "' for '" + context + "' (see --help)");
+    std::string name = arg.substr(2), value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == specs.end())
+      throw UsageError("unknown option '--" + name + "' for '" + context + "' (see --help)");
+    if (spec->value_name.empty()) {
+      if (has_value) throw UsageError("option '--" + name + "' takes no value");
+      value = "1";
+    } else if (!has_value) {
+      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
+        throw UsageError("option '--" + name + "' needs a value (" + spec->value_name + ")");
+      value = args[++i];
+    }
+    if (!spec->value_name.empty() && value.empty())
+      throw UsageError("option '--" + name + "' needs a non-empty value (" + spec->value_name + ")");
+    opts.set(name, value);
+  }
+  return opts;
+}
+
+std::string format_options_help(const std::vector<OptionSpec>& specs) {
+  std::ostringstream out;
+  for (const auto& s : specs) {
+    std::string left = "  --" + s.name + (s.value_name.empty() ? "" : " " + s.value_name);
+    out << left;
+    out << std::string(left.size() < 28 ? 28 - left.size() : 1, ' ') << s.help;
+    if (!s.default_value.empty()) out << " (default " << s.default_value << ")";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace tessera::driver

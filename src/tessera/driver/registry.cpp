@@ -1,0 +1,23 @@
+#include "tessera/driver/workload.hpp"
+#include "tessera/stream/stream_workload.hpp"
+
+namespace tessera::driver {
+
+// Workloads register here explicitly: static self-registration is dropped by
+// the linker from static libraries.
+const std::vector<WorkloadEntry>& workloads() {
+  static const std::vector<WorkloadEntry> all = {
+      {"stream", "STREAM copy/triad/sum: the measured bandwidth roofline", &stream::make_stream_workload},
+  };
+  return all;
+}
+
+std::unique_ptr<Workload> make_workload(const std::string& name) {
+  for (const auto& w : workloads())
+    if (w.name == name) return w.make();
+  std::string known;
+  for (const auto& w : workloads()) known += (known.empty() ? "" : ", ") + w.name;
+  throw UsageError("unknown workload '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace tessera::driver
