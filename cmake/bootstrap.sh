@@ -105,6 +105,8 @@ fi
 if [ -n "$export_to" ]; then
   mkdir -p "$export_to" && rm -rf "$export_to/kokkos" "$export_to/kokkos-kernels"
   cp -r "$pristine/kokkos" "$pristine/kokkos-kernels" "$export_to/"
+  # GoogleTest's source too, for machines where it is not installed.
+  if [ -d /usr/src/googletest ]; then rm -rf "$export_to/googletest"; cp -r /usr/src/googletest "$export_to/"; fi
   log "exported pristine sources to $export_to"
 fi
 

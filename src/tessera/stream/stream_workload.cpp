@@ -4,10 +4,12 @@
 
 #include "tessera/core/random.hpp"
 #include "tessera/core/timer.hpp"
+#include "tessera/core/validate.hpp"
 #include "tessera/stream/stream.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -51,18 +53,6 @@ struct Inputs {
   std::vector<double> a, b, c, triad_ref;
   long double sum_ref = 0;
 };
-
-// Max |x - ref| / max |ref|; NaN anywhere (an unwritten element) gives +inf.
-double max_rel_error(const double* x, const double* ref, std::size_t n) {
-  double err = 0, scale = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d = std::abs(x[i] - ref[i]);
-    if (!(d == d)) return std::numeric_limits<double>::infinity();
-    err = std::max(err, d);
-    scale = std::max(scale, std::abs(ref[i]));
-  }
-  return scale > 0 ? err / scale : err;
-}
 
 class StreamWorkload final : public driver::Workload {
  public:
@@ -206,7 +196,7 @@ class StreamWorkload final : public driver::Workload {
     r.valid = r.error <= r.tolerance;
   }
   void check_array(KernelResult& r, const double* out, const double* ref) const {
-    r.error = max_rel_error(out, ref, std::size_t(n_));
+    r.error = max_relative_error(out, ref, std::size_t(n_));
     r.valid = r.error <= r.tolerance;
   }
 

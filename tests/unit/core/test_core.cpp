@@ -1,0 +1,84 @@
+#include "exec_spaces.hpp"
+#include "tessera/core/build_info.hpp"
+#include "tessera/core/pack.hpp"
+#include "tessera/core/random.hpp"
+#include "tessera/core/timer.hpp"
+#include "tessera/core/validate.hpp"
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+namespace {
+
+TEST(Timing, MedianOfOddAndEvenCounts) {
+  auto s = tessera::summarize({5.0, 1.0, 3.0});
+  EXPECT_EQ(s.median, 3.0);
+  EXPECT_EQ(s.min, 1.0);
+  EXPECT_EQ(s.max, 5.0);
+  EXPECT_EQ(s.repeats, 3);
+  EXPECT_EQ(tessera::summarize({4.0, 1.0, 3.0, 2.0}).median, 2.5);
+  EXPECT_THROW(tessera::summarize({}), std::invalid_argument);
+}
+
+template <class ExecSpace>
+class Timer : public ::testing::Test {};
+TYPED_TEST_SUITE(Timer, tessera::test::ExecSpaces);
+
+// The timer measures the work queued on the instance: a kernel that takes a
+// known minimum time must not time as faster than that.
+TYPED_TEST(Timer, CoversQueuedWork) {
+  TypeParam exec;
+  int calls = 0;
+  auto stats = tessera::time_repeats(exec, 1, 3, [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(stats.repeats, 3);
+  EXPECT_GE(stats.median, 0.0);
+  EXPECT_THROW(tessera::time_repeats(exec, 0, 0, [] {}), std::invalid_argument);
+}
+
+TEST(Validate, CatchesDeviationsAndUnwrittenElements) {
+  std::vector<double> ref = {1.0, -2.0, 4.0}, x = ref;
+  EXPECT_EQ(tessera::max_relative_error(x.data(), ref.data(), 3), 0.0);
+  x[1] = -2.5;
+  EXPECT_DOUBLE_EQ(tessera::max_relative_error(x.data(), ref.data(), 3), 0.5 / 4.0);
+  x[2] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(std::isinf(tessera::max_relative_error(x.data(), ref.data(), 3)));
+}
+
+TEST(Random, ReproducibleUniformAndSeedDependent) {
+  double lo = 1, hi = 0, mean = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    const double r = tessera::random_uniform(42, i, -1.0, 3.0);
+    ASSERT_EQ(r, tessera::random_uniform(42, i, -1.0, 3.0));
+    lo = std::min(lo, r), hi = std::max(hi, r), mean += r / n;
+  }
+  EXPECT_GE(lo, -1.0);
+  EXPECT_LT(hi, 3.0);
+  EXPECT_NEAR(mean, 1.0, 0.02);
+  EXPECT_NE(tessera::random_uniform(1, 0), tessera::random_uniform(2, 0));
+}
+
+TEST(Pack, SixteenBytesAligned) {
+  static_assert(sizeof(tessera::Pack<double>) == 16 && alignof(tessera::Pack<double>) == 16);
+  static_assert(tessera::Pack<float>::size == 4 && tessera::Pack<double>::size == 2);
+  alignas(16) double buf[4];
+  EXPECT_TRUE(tessera::is_pack_aligned(buf));
+  EXPECT_FALSE(tessera::is_pack_aligned(buf + 1));
+}
+
+TEST(BuildInfo, DescribesTheBuild) {
+  const auto& b = tessera::build_info();
+  EXPECT_FALSE(b.version.empty());
+  EXPECT_FALSE(b.cxx_compiler.empty());
+  EXPECT_EQ(b.kokkos_version.substr(0, 2), "3.");
+#if defined(KOKKOS_ENABLE_OPENMP)
+  EXPECT_NE(b.kokkos_devices.find("OPENMP"), std::string::npos);
+#endif
+}
+
+}  // namespace
