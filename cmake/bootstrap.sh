@@ -143,7 +143,9 @@ build_flavour() {
     host)
       cxx=$(command -v g++)
       kokkos_opts=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
-      kk_opts=(-DKokkosKernels_ENABLE_TPL_BLAS=ON) ;;
+      # Debian's reference BLAS uses gfortran's mangling; naming it spares
+      # Kokkos Kernels a Fortran compiler probe.
+      kk_opts=(-DKokkosKernels_ENABLE_TPL_BLAS=ON "-DF77_BLAS_MANGLE=(name,NAME) name ## _") ;;
     cuda)
       local nvcc
       nvcc=$(find_nvcc) || { echo "bootstrap: the cuda flavour needs nvcc (CUDA toolkit)" >&2; exit 1; }
@@ -153,7 +155,7 @@ build_flavour() {
         -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
         "-DKokkos_ARCH_${KOKKOS_CUDA_ARCH}=ON")
       kk_opts=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF
-        -DKokkosKernels_ENABLE_TPL_BLAS=ON) ;;
+        -DKokkosKernels_ENABLE_TPL_BLAS=OFF) ;;
   esac
   local stamp
   stamp=$( { cat "$here/dependencies.env" "$0"; echo "$patch_stamp $flavour";
