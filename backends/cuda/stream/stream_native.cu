@@ -1,10 +1,12 @@
 // Native CUDA STREAM kernels: 16-byte vector loads (double2/float4), two per
 // thread in flight, scalar path for misaligned pointers, and a deterministic
-// two-pass sum (block partials, then one block) with warp-shuffle reductions.
+// one-pass sum (block partials added in order by the last block).
 #include "tessera/stream/stream_native_cuda.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -101,39 +103,75 @@ __device__ __forceinline__ double block_sum(double v) {
   return v;
 }
 
-// Pass 1: grid-stride, two independent vector loads per iteration.
-template <class T, class V>
-__global__ void __launch_bounds__(kBlock) sum_vec(const V* __restrict__ a, std::size_t nv,
-                                                  const T* __restrict__ ta, int tail, double* partial) {
+// One pass: grid-stride partial sums with two independent vector loads per
+// iteration; the last block to finish adds the block partials in block order,
+// so the result is the same run to run (no floating-point atomics).
+template <class T, class V, bool Vectorised>
+__global__ void __launch_bounds__(kBlock) sum_kernel(const T* __restrict__ ta, std::size_t n, double* partial,
+                                                     unsigned* done_count, double* out) {
   const std::size_t stride = std::size_t(gridDim.x) * kBlock;
   std::size_t i = std::size_t(blockIdx.x) * kBlock + threadIdx.x;
   double acc0 = 0, acc1 = 0;
-  for (; i + stride < nv; i += 2 * stride) {
-    const V x = a[i], y = a[i + stride];
-    acc0 += hsum(x);
-    acc1 += hsum(y);
+  if constexpr (Vectorised) {
+    constexpr int P = sizeof(V) / sizeof(T);
+    const V* a = reinterpret_cast<const V*>(ta);
+    const std::size_t nv = n / P;
+    for (; i + stride < nv; i += 2 * stride) {
+      const V x = a[i], y = a[i + stride];
+      acc0 += hsum(x);
+      acc1 += hsum(y);
+    }
+    if (i < nv) acc0 += hsum(a[i]);
+    if (blockIdx.x == 0 && threadIdx.x < n - nv * P) acc1 += double(ta[nv * P + threadIdx.x]);
+  } else {
+    for (; i < n; i += stride) acc0 += double(ta[i]);
   }
-  if (i < nv) acc0 += hsum(a[i]);
-  if (blockIdx.x == 0 && threadIdx.x < tail) acc1 += double(ta[threadIdx.x]);
   const double s = block_sum(acc0 + acc1);
-  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = s;
+    __threadfence();
+    last = atomicAdd(done_count, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double acc = 0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) acc += __ldcg(partial + b);
+  const double total = block_sum(acc);
+  if (threadIdx.x == 0) {
+    *out = total;
+    *done_count = 0;  // ready for the next call on this stream
+  }
 }
 
-template <class T>
-__global__ void __launch_bounds__(kBlock) sum_scalar(const T* __restrict__ a, std::size_t n, double* partial) {
-  const std::size_t stride = std::size_t(gridDim.x) * kBlock;
-  double acc = 0;
-  for (std::size_t i = std::size_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) acc += double(a[i]);
-  const double s = block_sum(acc);
-  if (threadIdx.x == 0) partial[blockIdx.x] = s;
-}
+// Per (device, stream) workspace, kept across calls: allocating it each call
+// cost more than the read of a 256 MiB array.
+struct SumWorkspace {
+  double* partial = nullptr;  // grid partials, then the result
+  unsigned* done_count = nullptr;
+  double* host_result = nullptr;  // pinned
+  unsigned grid = 0;
+};
 
-// Pass 2: one block adds the partials in a fixed order (run-to-run identical).
-__global__ void __launch_bounds__(kBlock) sum_final(const double* partial, int n, double* out) {
-  double acc = 0;
-  for (int i = threadIdx.x; i < n; i += kBlock) acc += partial[i];
-  const double s = block_sum(acc);
-  if (threadIdx.x == 0) *out = s;
+template <class Kernel>
+SumWorkspace& sum_workspace(cudaStream_t stream, Kernel kernel) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, cudaStream_t>, SumWorkspace> cache;
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  std::lock_guard<std::mutex> lock(mutex);
+  SumWorkspace& ws = cache[{device, stream}];
+  if (!ws.partial) {
+    int sms = 0, per_sm = 0;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0), "occupancy");
+    ws.grid = unsigned(std::max(1, sms * per_sm));
+    check(cudaMalloc(reinterpret_cast<void**>(&ws.partial), sizeof(double) * (ws.grid + 1)), "cudaMalloc");
+    check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), sizeof(unsigned)), "cudaMalloc");
+    check(cudaMemset(ws.done_count, 0, sizeof(unsigned)), "cudaMemset");
+    check(cudaMallocHost(reinterpret_cast<void**>(&ws.host_result), sizeof(double)), "cudaMallocHost");
+  }
+  return ws;
 }
 
 template <class T>
@@ -173,29 +211,18 @@ template <class T>
 double sum_impl(cudaStream_t stream, const T* a, std::size_t n) {
   if (n == 0) return 0.0;
   using V = typename Vec<T>::type;
-  constexpr int P = Vec<T>::size;
-  int device = 0, sms = 0, per_sm = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_vec<T, V>, kBlock, 0), "occupancy");
-  const unsigned grid = std::max(1u, std::min<unsigned>(sms * per_sm, blocks_for(n, kBlock)));
-  double* work = nullptr;
-  check(cudaMallocAsync(reinterpret_cast<void**>(&work), sizeof(double) * (grid + 1), stream), "cudaMallocAsync");
-  if (aligned16(a)) {
-    const std::size_t nv = n / P;
-    sum_vec<T, V><<<grid, kBlock, 0, stream>>>(reinterpret_cast<const V*>(a), nv, a + nv * P,
-                                               static_cast<int>(n - nv * P), work);
-  } else {
-    sum_scalar<T><<<grid, kBlock, 0, stream>>>(a, n, work);
-  }
-  check(cudaGetLastError(), "stream_sum launch");
-  sum_final<<<1, kBlock, 0, stream>>>(work, static_cast<int>(grid), work + grid);
-  check(cudaGetLastError(), "stream_sum final launch");
-  double result = 0;
-  check(cudaMemcpyAsync(&result, work + grid, sizeof(double), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-  check(cudaFreeAsync(work, stream), "cudaFreeAsync");
-  check(cudaStreamSynchronize(stream), "stream_sum");
-  return result;
+  auto launch = [&](auto kernel) {
+    SumWorkspace& ws = sum_workspace(stream, kernel);
+    const unsigned grid = std::max(1u, std::min<unsigned>(ws.grid, blocks_for(n, kBlock)));
+    kernel<<<grid, kBlock, 0, stream>>>(a, n, ws.partial, ws.done_count, ws.partial + ws.grid);
+    check(cudaGetLastError(), "stream_sum launch");
+    check(cudaMemcpyAsync(ws.host_result, ws.partial + ws.grid, sizeof(double), cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream), "stream_sum");
+    return *ws.host_result;
+  };
+  if (aligned16(a)) return launch(sum_kernel<T, V, true>);
+  return launch(sum_kernel<T, V, false>);
 }
 
 }  // namespace
