@@ -3,19 +3,16 @@
 // one-pass sum (block partials added in order by the last block).
 #include "tessera/stream/stream_native_cuda.hpp"
 
+#include "common/block_reduce.cuh"
+#include "common/reduce_workspace.cuh"
+
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
 namespace tessera::native_cuda {
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("native_cuda::") + what + ": " + cudaGetErrorString(e));
-}
 
 template <class T> struct Vec;
 template <> struct Vec<double> { using type = double2; static constexpr int size = 2; };
@@ -92,17 +89,6 @@ __global__ void __launch_bounds__(kBlock) triad_scalar(T* __restrict__ a, const 
     if (i + k * kBlock < n) a[i + k * kBlock] = b[i + k * kBlock] + s * c[i + k * kBlock];
 }
 
-__device__ __forceinline__ double block_sum(double v) {
-  __shared__ double warp_sums[kBlock / 32];
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = threadIdx.x < kBlock / 32 ? warp_sums[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-
 // One pass: grid-stride partial sums with two independent vector loads per
 // iteration; the last block to finish adds the block partials in block order,
 // so the result is the same run to run (no floating-point atomics).
@@ -126,52 +112,7 @@ __global__ void __launch_bounds__(kBlock) sum_kernel(const T* __restrict__ ta, s
   } else {
     for (; i < n; i += stride) acc0 += double(ta[i]);
   }
-  const double s = block_sum(acc0 + acc1);
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = s;
-    __threadfence();
-    last = atomicAdd(done_count, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  double acc = 0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) acc += __ldcg(partial + b);
-  const double total = block_sum(acc);
-  if (threadIdx.x == 0) {
-    *out = total;
-    *done_count = 0;  // ready for the next call on this stream
-  }
-}
-
-// Per (device, stream) workspace, kept across calls: allocating it each call
-// cost more than the read of a 256 MiB array.
-struct SumWorkspace {
-  double* partial = nullptr;  // grid partials, then the result
-  unsigned* done_count = nullptr;
-  double* host_result = nullptr;  // pinned
-  unsigned grid = 0;
-};
-
-template <class Kernel>
-SumWorkspace& sum_workspace(cudaStream_t stream, Kernel kernel) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, SumWorkspace> cache;
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  std::lock_guard<std::mutex> lock(mutex);
-  SumWorkspace& ws = cache[{device, stream}];
-  if (!ws.partial) {
-    int sms = 0, per_sm = 0;
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0), "occupancy");
-    ws.grid = unsigned(std::max(1, sms * per_sm));
-    check(cudaMalloc(reinterpret_cast<void**>(&ws.partial), sizeof(double) * (ws.grid + 1)), "cudaMalloc");
-    check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), sizeof(unsigned)), "cudaMalloc");
-    check(cudaMemset(ws.done_count, 0, sizeof(unsigned)), "cudaMemset");
-    check(cudaMallocHost(reinterpret_cast<void**>(&ws.host_result), sizeof(double)), "cudaMallocHost");
-  }
-  return ws;
+  grid_sum<kBlock>(acc0 + acc1, partial, done_count, out);
 }
 
 template <class T>
@@ -212,14 +153,16 @@ double sum_impl(cudaStream_t stream, const T* a, std::size_t n) {
   if (n == 0) return 0.0;
   using V = typename Vec<T>::type;
   auto launch = [&](auto kernel) {
-    SumWorkspace& ws = sum_workspace(stream, kernel);
-    const unsigned grid = std::max(1u, std::min<unsigned>(ws.grid, blocks_for(n, kBlock)));
-    kernel<<<grid, kBlock, 0, stream>>>(a, n, ws.partial, ws.done_count, ws.partial + ws.grid);
+    // A full-occupancy grid; each thread then streams many vectors.
+    int device = 0, sms = 0, per_sm = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0), "occupancy");
+    const unsigned grid = std::max(1u, std::min<unsigned>(sms * per_sm, blocks_for(n, kBlock)));
+    ReduceWorkspace& ws = reduce_workspace(stream, grid);
+    kernel<<<grid, kBlock, 0, stream>>>(a, n, ws.partial, ws.done_count, ws.result);
     check(cudaGetLastError(), "stream_sum launch");
-    check(cudaMemcpyAsync(ws.host_result, ws.partial + ws.grid, sizeof(double), cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream), "stream_sum");
-    return *ws.host_result;
+    return read_result(stream, ws);
   };
   if (aligned16(a)) return launch(sum_kernel<T, V, true>);
   return launch(sum_kernel<T, V, false>);

@@ -1,0 +1,52 @@
+#pragma once
+// Deterministic device-wide sums for native kernels: each block reduces its
+// threads' values (warp shuffles, then one warp), writes one partial, and the
+// last block to finish adds the partials in block order. Same result run to
+// run for the same launch shape; no floating-point atomics.
+#include <cuda_runtime.h>
+
+namespace tessera::native_cuda {
+
+// Sum over the block's threads; valid in thread 0. kThreads: the block size,
+// a multiple of 32 up to 1024. Ends with the shared buffer free for reuse.
+template <int kThreads>
+__device__ __forceinline__ double block_sum(double v) {
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "block_sum: block size");
+  __shared__ double warp_sums[kThreads / 32];
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads();  // a previous call's readers are done with warp_sums
+  if (tid % 32 == 0) warp_sums[tid / 32] = v;
+  __syncthreads();
+  v = tid < kThreads / 32 ? warp_sums[tid] : 0.0;
+  if (tid < 32)
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Call with every thread's value. partial: one double per block;
+// done_count: zero before the launch, left zero after it. Writes *out.
+template <int kThreads>
+__device__ __forceinline__ void grid_sum(double v, double* partial, unsigned* done_count, double* out) {
+  const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const double s = block_sum<kThreads>(v);
+  __shared__ bool last;
+  if (tid == 0) {
+    partial[block] = s;
+    __threadfence();
+    last = atomicAdd(done_count, 1u) == nblocks - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double acc = 0;
+  for (unsigned b = tid; b < nblocks; b += kThreads) acc += __ldcg(partial + b);
+  const double total = block_sum<kThreads>(acc);
+  if (tid == 0) {
+    *out = total;
+    *done_count = 0;
+  }
+}
+
+}  // namespace tessera::native_cuda

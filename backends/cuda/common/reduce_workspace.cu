@@ -1,0 +1,39 @@
+#include "common/reduce_workspace.cuh"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace tessera::native_cuda {
+
+ReduceWorkspace& reduce_workspace(cudaStream_t stream, unsigned blocks) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, cudaStream_t>, ReduceWorkspace> cache;
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  std::lock_guard<std::mutex> lock(mutex);
+  ReduceWorkspace& ws = cache[{device, stream}];
+  if (!ws.done_count) {
+    check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), sizeof(unsigned) + sizeof(double)), "cudaMalloc");
+    check(cudaMemset(ws.done_count, 0, sizeof(unsigned)), "cudaMemset");
+    ws.result = reinterpret_cast<double*>(ws.done_count) + 1;  // 8-byte aligned: cudaMalloc is 256-byte aligned
+    check(cudaMallocHost(reinterpret_cast<void**>(&ws.host_result), sizeof(double)), "cudaMallocHost");
+  }
+  if (ws.capacity < blocks) {
+    // Work already queued on this stream may still read the old buffer.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (ws.partial) check(cudaFree(ws.partial), "cudaFree");
+    check(cudaMalloc(reinterpret_cast<void**>(&ws.partial), sizeof(double) * blocks), "cudaMalloc");
+    ws.capacity = blocks;
+  }
+  return ws;
+}
+
+double read_result(cudaStream_t stream, ReduceWorkspace& ws) {
+  check(cudaMemcpyAsync(ws.host_result, ws.result, sizeof(double), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return *ws.host_result;
+}
+
+}  // namespace tessera::native_cuda

@@ -1,0 +1,34 @@
+#pragma once
+// Native CUDA Jacobi sweeps of the Himeno benchmark
+// (backends/cuda/himeno/himeno_native.cu), on raw arrays so that any layout
+// with k contiguous fits. Queued on `stream`; himeno_sweep returns gosa
+// (double), waiting for it.
+#include <cuda_runtime.h>
+
+namespace tessera::native_cuda {
+
+template <class T>
+struct HimenoFields {
+  const T *a0, *a1, *a2, *a3, *b0, *b1, *b2, *c0, *c1, *c2, *wrk1, *bnd;
+  const T* p;  // read
+  T* wrk2;     // written on the interior only
+  long long stride_i, stride_j;  // element strides; k is contiguous
+  int ni, nj, nk;                // extents; the interior is [1, n-1) in each
+};
+
+enum class HimenoKernel {
+  naive,  // one thread per point, the caches do the reuse
+  march,  // one thread per (j, k) column piece, marching in i: p reused in registers
+};
+
+double himeno_sweep(cudaStream_t stream, const HimenoFields<float>& f, float omega, HimenoKernel kernel);
+double himeno_sweep(cudaStream_t stream, const HimenoFields<double>& f, double omega, HimenoKernel kernel);
+
+// Queues the sweep and leaves gosa in device memory (*gosa_device): a run of
+// sweeps then needs no host synchronisation until its gosa history is read.
+void himeno_sweep_async(cudaStream_t stream, const HimenoFields<float>& f, float omega, HimenoKernel kernel,
+                        double* gosa_device);
+void himeno_sweep_async(cudaStream_t stream, const HimenoFields<double>& f, double omega, HimenoKernel kernel,
+                        double* gosa_device);
+
+}  // namespace tessera::native_cuda
