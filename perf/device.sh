@@ -5,15 +5,18 @@
 #
 #   where there is network:  cmake/bootstrap.sh --export-sources .deps/sources
 #   on the GPU machine:      perf/device.sh [--quick]
-# Results (logs, CSV, JSON, PNG) go to $OUT, else build/device-out.
+# Results (logs, CSV, JSON) go to build/device-out, and as one tarball to $OUT
+# when that is set (the GPU workflow brings back only a few files).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
-out=${OUT:-$root/build/device-out}
-mkdir -p "$out"
+out=$root/build/device-out
+rm -rf "$out" && mkdir -p "$out"
+bundle() { [ -n "${OUT:-}" ] && tar czf "$OUT/device-results.tar.gz" -C "$root/build" device-out || true; }
+trap bundle EXIT
 export TESSERA_DEPS_DIR=${TESSERA_DEPS_DIR:-/tmp/tessera-deps}
 [ -d "$sources/kokkos" ] || { echo "device: no Kokkos sources in $sources (see the header of this script)" >&2; exit 2; }
 
@@ -37,6 +40,20 @@ if [ "$quick" = 1 ]; then
   $tessera compare stream --size M --quiet --csv "$out/stream.csv" | tee "$out/stream.txt"
   exit 0
 fi
+# Himeno: GPU variants at L and XL in float and double, then the paper-style
+# table of every variant at M (CPU columns included).
+if $tessera list | grep -q '^  himeno:'; then
+  gpu_variants=$($tessera list | sed -n '/^  himeno:/,/^  [a-z]/p' | awk '$1=="*" && $3=="[gpu]" {print $2}' | paste -sd,)
+  for prec in float double; do
+    for size in L XL; do
+      iters=20; [ $size = XL ] && iters=10  # the serial reference validates every run
+      $tessera compare himeno --size $size --precision $prec --iters $iters --repeats 5 --warmup 1 --quiet \
+        --variants "$gpu_variants" --csv "$out/himeno_${size}_${prec}.csv" > "$out/himeno_${size}_${prec}.txt" || true
+    done
+  done
+  $tessera compare himeno --size M --precision float --iters 10 --repeats 3 --warmup 1 --quiet \
+    --csv "$out/himeno_M_all.csv" > "$out/himeno_M_all.txt" || true
+fi
 # GPU-only sweep over sizes, then the full side-by-side table at L.
 for size in M XL; do
   $tessera compare stream --size $size --repeats 30 --warmup 5 --quiet \
@@ -45,3 +62,4 @@ done
 $tessera compare stream --size L --repeats 20 --warmup 3 --csv "$out/stream.csv" --json "$out/stream.json" \
   | tee "$out/stream.txt"
 for size in M XL; do echo "--- GPU only, size $size"; sed -n '/^kernel/,$p' "$out/stream_gpu_$size.txt"; done
+for f in "$out"/himeno_*.txt; do [ -f "$f" ] && { echo "--- $(basename "$f")"; sed -n '/^  roofline/p;/^kernel/,$p' "$f"; }; done

@@ -49,4 +49,33 @@ __device__ __forceinline__ void grid_sum(double v, double* partial, unsigned* do
   }
 }
 
+// Two sums at once (e.g. the gosa of two fused sweeps): partial holds 2 doubles
+// per block; out[0], out[1] receive the totals.
+template <int kThreads>
+__device__ __forceinline__ void grid_sum2(double v0, double v1, double* partial, unsigned* done_count, double* out) {
+  const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const double s0 = block_sum<kThreads>(v0);
+  const double s1 = block_sum<kThreads>(v1);
+  __shared__ bool last;
+  if (tid == 0) {
+    partial[2 * block] = s0;
+    partial[2 * block + 1] = s1;
+    __threadfence();
+    last = atomicAdd(done_count, 1u) == nblocks - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double a0 = 0, a1 = 0;
+  for (unsigned b = tid; b < nblocks; b += kThreads) a0 += __ldcg(partial + 2 * b), a1 += __ldcg(partial + 2 * b + 1);
+  const double t0 = block_sum<kThreads>(a0);
+  const double t1 = block_sum<kThreads>(a1);
+  if (tid == 0) {
+    out[0] = t0;
+    out[1] = t1;
+    *done_count = 0;
+  }
+}
+
 }  // namespace tessera::native_cuda

@@ -14,9 +14,10 @@ ReduceWorkspace& reduce_workspace(cudaStream_t stream, unsigned blocks) {
   std::lock_guard<std::mutex> lock(mutex);
   ReduceWorkspace& ws = cache[{device, stream}];
   if (!ws.done_count) {
-    check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), sizeof(unsigned) + sizeof(double)), "cudaMalloc");
+    // One allocation: the counter in the first 8 bytes, the result in the next.
+    check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), 2 * sizeof(double)), "cudaMalloc");
     check(cudaMemset(ws.done_count, 0, sizeof(unsigned)), "cudaMemset");
-    ws.result = reinterpret_cast<double*>(ws.done_count) + 1;  // 8-byte aligned: cudaMalloc is 256-byte aligned
+    ws.result = reinterpret_cast<double*>(ws.done_count) + 1;
     check(cudaMallocHost(reinterpret_cast<void**>(&ws.host_result), sizeof(double)), "cudaMallocHost");
   }
   if (ws.capacity < blocks) {

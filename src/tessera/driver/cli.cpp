@@ -38,7 +38,7 @@ std::vector<OptionSpec> driver_options(Command::Kind kind) {
   o.push_back({"warmup", "N", "2", "untimed warm-up runs"});
   o.push_back({"seed", "N", "1", "seed of the random inputs"});
   if (kind == Command::Kind::compare)
-    o.push_back({"baseline", "NAME", "", "variant the speed-up is against (default kokkos@OpenMP)"});
+    o.push_back({"baseline", "NAME", "", "variant the speed-up is against (default: the fastest on the multicore CPU)"});
   o.push_back({"csv", "FILE", "", "also write the results as CSV"});
   o.push_back({"json", "FILE", "", "also write the results as JSON"});
   o.push_back({"h5", "FILE", "", "also write the results as HDF5"});

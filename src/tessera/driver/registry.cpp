@@ -1,4 +1,5 @@
 #include "tessera/driver/workload.hpp"
+#include "tessera/himeno/himeno_workload.hpp"
 #include "tessera/stream/stream_workload.hpp"
 
 namespace tessera::driver {
@@ -8,6 +9,7 @@ namespace tessera::driver {
 const std::vector<WorkloadEntry>& workloads() {
   static const std::vector<WorkloadEntry> all = {
       {"stream", "STREAM copy/triad/sum: the measured bandwidth roofline", &stream::make_stream_workload},
+      {"himeno", "Himeno 19-point Jacobi stencil (Phillips & Fatica)", &himeno::make_himeno_workload},
   };
   return all;
 }

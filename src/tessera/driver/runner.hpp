@@ -15,7 +15,7 @@ struct CompareRequest {
   std::vector<std::string> variants;  // empty: every variant available here
   RunSettings settings;
   std::uint64_t seed = 1;
-  std::string baseline;  // empty: kokkos@OpenMP, else serial-reference, if run
+  std::string baseline;  // empty: the fastest valid variant on the multicore CPU, else serial-reference
   bool progress = true;  // progress lines on the given stream
 };
 

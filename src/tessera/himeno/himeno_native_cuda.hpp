@@ -31,4 +31,11 @@ void himeno_sweep_async(cudaStream_t stream, const HimenoFields<float>& f, float
 void himeno_sweep_async(cudaStream_t stream, const HimenoFields<double>& f, double omega, HimenoKernel kernel,
                         double* gosa_device);
 
+// Two sweeps in one pass over memory (temporal blocking): reads f.p, writes
+// the state after two sweeps to f.wrk2 (interior), gosa of sweep 1 and 2 to
+// gosa_device[0] and [1]. The same arithmetic as two himeno_sweep calls.
+void himeno_sweeps_fused2_async(cudaStream_t stream, const HimenoFields<float>& f, float omega, double* gosa_device);
+void himeno_sweeps_fused2_async(cudaStream_t stream, const HimenoFields<double>& f, double omega,
+                                double* gosa_device);
+
 }  // namespace tessera::native_cuda

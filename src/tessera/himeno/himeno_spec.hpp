@@ -1,0 +1,93 @@
+#pragma once
+// Dispatch of the Himeno sweep (Kokkos Kernels' _spec shape): the primary
+// template runs the portable Kokkos kernels; a native backend specialises it
+// for its execution space and falls back to the portable kernels for what it
+// does not handle.
+#include "tessera/config.hpp"
+#include "tessera/core/exec_space.hpp"
+#include "tessera/himeno/impl/himeno_kokkos.hpp"
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/himeno/himeno_native_cuda.hpp"
+#endif
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tessera::himeno::impl {
+
+// State: HimenoState<Scalar, Mem>. Result: an Accum lvalue (the sweep blocks)
+// or a rank-0 View of Accum (queued on exec when the View is device memory).
+template <class ExecSpace, class State, class Enable = void>
+struct SweepSpec {
+  template <class Accum, class Result>
+  static void apply(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
+    if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march)
+      throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
+                                              "Cuda-accessible float/double state, not ") + ExecSpace::name());
+    // automatic: mdrange on CPUs, teamscratch on GPUs (the faster there, docs/himeno.md)
+    if (opt.kernel == Kernel::mdrange || (opt.kernel == Kernel::automatic && !is_device_space_v<ExecSpace>))
+      sweep_mdrange<Accum>(exec, s, result);
+    else
+      sweep_teamscratch<Accum>(exec, s, opt, result);
+  }
+};
+
+#if TESSERA_HAS_CUDA_NATIVE
+// The native kernels' view of a state: raw pointers, k contiguous, one stride
+// pair shared by all 14 arrays (LayoutRight without padding, as HimenoState
+// allocates). Returns false for states that do not fit (then: portable).
+template <class State>
+bool native_fields(const State& s, native_cuda::HimenoFields<typename State::scalar_type>& f) {
+  const auto& p = s.p;
+  const long long si = p.stride(0), sj = p.stride(1), plane = si * p.extent(0);
+  auto same3 = [&](const auto& v) { return v.stride(0) == si && v.stride(1) == sj && v.stride(2) == 1; };
+  auto same4 = [&](const auto& v) {
+    return v.stride(1) == si && v.stride(2) == sj && v.stride(3) == 1 && (long long)v.stride(0) == plane;
+  };
+  if (!(same3(s.p) && same3(s.wrk2) && same3(s.bnd) && same3(s.wrk1) && same4(s.a) && same4(s.b) && same4(s.c)))
+    return false;
+  f = {s.a.data(), s.a.data() + plane, s.a.data() + 2 * plane, s.a.data() + 3 * plane,
+       s.b.data(), s.b.data() + plane, s.b.data() + 2 * plane,
+       s.c.data(), s.c.data() + plane, s.c.data() + 2 * plane,
+       s.wrk1.data(), s.bnd.data(), s.p.data(), s.wrk2.data(), si, sj, s.grid.imax, s.grid.jmax, s.grid.kmax};
+  return true;
+}
+
+template <class State>
+inline constexpr bool native_cuda_state_v =
+    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename State::memory_space>::accessible &&
+    (std::is_same_v<typename State::scalar_type, float> || std::is_same_v<typename State::scalar_type, double>);
+
+// Native CUDA on Kokkos::Cuda: automatic and native_* run the native kernels
+// (gosa summed in double, then converted to Accum); mdrange and teamscratch
+// stay portable, so the driver's kokkos-*@Cuda variants measure Kokkos.
+template <class State>
+struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State>>> {
+  template <class Accum, class Result>
+  static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, Result& result) {
+    native_cuda::HimenoFields<typename State::scalar_type> f;
+    if (opt.kernel == Kernel::mdrange || opt.kernel == Kernel::teamscratch || !native_fields(s, f)) {
+      SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
+      return;
+    }
+    const auto kind =
+        opt.kernel == Kernel::native_naive ? native_cuda::HimenoKernel::naive : native_cuda::HimenoKernel::march;
+    if constexpr (Kokkos::is_view<Result>::value) {
+      constexpr bool device_double =
+          std::is_same_v<typename Result::non_const_value_type, double> &&
+          Kokkos::SpaceAccessibility<Kokkos::Cuda, typename Result::memory_space>::accessible;
+      if constexpr (device_double) {
+        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, s.omega, kind, result.data());  // no host sync
+      } else {
+        const double g = native_cuda::himeno_sweep(exec.cuda_stream(), f, s.omega, kind);
+        Kokkos::deep_copy(exec, result, typename Result::non_const_value_type(g));
+      }
+    } else {
+      result = Accum(native_cuda::himeno_sweep(exec.cuda_stream(), f, s.omega, kind));
+    }
+  }
+};
+#endif
+
+}  // namespace tessera::himeno::impl
