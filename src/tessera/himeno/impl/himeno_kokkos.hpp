@@ -191,8 +191,8 @@ struct TeamTiles {
 // The march is cut into segments of at least 4 (GPU) or 8 (CPU) planes until
 // there are about two waves of teams (each segment reloads two p planes, p
 // being one of the 14 words); on grids too small for even 1/16 of that, the
-// GPU tile also narrows along k (128 -> 64 -> 32). Measured on the H100: S
-// 64 x 4 x 4 (k, j, i), M 128 x 4 x 4, L 128 x 4 x 15, XL 128 x 4 x 102.
+// GPU tile also narrows along k (128 -> 64 -> 32). The resulting tiles on the
+// H100 (k x j x i): S 64x4x4, M 128x4x4, L 128x4x15, XL 128x4x102.
 template <class ExecSpace>
 TeamTiles team_tiles(const ExecSpace& exec, int imax, int jmax, int kmax, const SweepOptions& opt) {
   if (opt.tile_i < 0 || opt.tile_j < 0 || opt.tile_k < 0)
