@@ -47,7 +47,7 @@ __device__ __forceinline__ T residual(const HimenoFields<T>& f, long long c, T p
 }
 
 constexpr int kK = 32, kJ = 8, kThreads = kK * kJ;  // block: a warp along k, 8 rows of j
-constexpr int kChunk = 8;                           // planes of i per march block
+constexpr int kChunk = 16;                          // planes of i per march block
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) jacobi_naive(HimenoFields<T> f, T omega, double* partial, unsigned* done,
