@@ -30,8 +30,8 @@ const char* kUsage =
 std::vector<OptionSpec> driver_options(Command::Kind kind) {
   std::vector<OptionSpec> o;
   if (kind == Command::Kind::run)
-    o.push_back({"variant", "NAME", "", "variant to run (default: native-cuda, kokkos@Cuda, kokkos@OpenMP, "
-                                        "serial-reference: the first available)"});
+    o.push_back({"variant", "NAME", "", "variant to run (default: native-cuda, else the first GPU variant, else "
+                                        "the first multicore CPU one)"});
   else
     o.push_back({"variants", "LIST", "", "comma-separated variants (default: all available here)"});
   o.push_back({"repeats", "N", "10", "timed repeats; the median is reported"});
@@ -160,12 +160,17 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress) {
   if (cmd.kind == Command::Kind::run) {
     std::string v = cmd.options.get("variant");
     if (v.empty()) {
+      // native-cuda, else the first Kokkos variant on the GPU, else on the
+      // multicore CPU, else the serial reference.
       const auto here = available_variants(*w);
-      for (const char* pref : {"native-cuda", "kokkos@Cuda", "kokkos@OpenMP", "serial-reference"})
-        if (std::any_of(here.begin(), here.end(), [&](const VariantInfo& x) { return x.name == pref; })) {
-          v = pref;
-          break;
-        }
+      auto first = [&](auto pred) {
+        auto it = std::find_if(here.begin(), here.end(), pred);
+        return it == here.end() ? std::string() : it->name;
+      };
+      v = first([](const VariantInfo& x) { return x.name == "native-cuda"; });
+      if (v.empty()) v = first([](const VariantInfo& x) { return x.platform == Platform::gpu; });
+      if (v.empty()) v = first([](const VariantInfo& x) { return x.platform == Platform::cpu; });
+      if (v.empty()) v = "serial-reference";
     }
     req.variants = {v};
   } else {

@@ -61,6 +61,133 @@ struct QuadSplit {
   }
 };
 
+// Kernels are named functors, not KOKKOS_LAMBDA: nvcc's extended-lambda
+// wrapper keeps a per-translation-unit pointer, and a header kernel
+// instantiated for a host backend in two translation units of one program can
+// call through the copy that was never set (seen on the H100 with the Himeno
+// kernels; docs/himeno.md).
+template <class T>
+struct CopyPack {
+  using P = Pack<T>;
+  const P* a;
+  P* c;
+  const T* ta;
+  T* tc;
+  PackSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
+    if (i < s.half) {
+      const Index j = i + s.half;
+      const P x0 = a[i];
+      if (j < s.np) {
+        const P x1 = a[j];
+        c[j] = x1;
+      }
+      c[i] = x0;
+    }
+    if (i < s.tail) tc[s.np * P::size + i] = ta[s.np * P::size + i];
+  }
+};
+
+template <class ViewA, class ViewC>
+struct CopyQuad {
+  ViewA a;
+  ViewC c;
+  QuadSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
+    if (i < s.q) {
+      const auto x0 = a(i), x1 = a(i + s.q), x2 = a(i + 2 * s.q), x3 = a(i + 3 * s.q);
+      c(i) = x0;
+      c(i + s.q) = x1;
+      c(i + 2 * s.q) = x2;
+      c(i + 3 * s.q) = x3;
+    }
+    if (i < s.tail) c(4 * s.q + i) = a(4 * s.q + i);
+  }
+};
+
+template <class T>
+struct TriadPack {
+  using P = Pack<T>;
+  P* a;
+  const P* b;
+  const P* c;
+  T* ta;
+  const T* tb;
+  const T* tc;
+  T scalar;
+  PackSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
+    if (i < s.half) {
+      const Index j = i + s.half;
+      const P b0 = b[i], c0 = c[i];
+      if (j < s.np) {
+        const P b1 = b[j], c1 = c[j];
+        P a1;
+        for (int k = 0; k < P::size; ++k) a1.v[k] = b1.v[k] + scalar * c1.v[k];
+        a[j] = a1;
+      }
+      P a0;
+      for (int k = 0; k < P::size; ++k) a0.v[k] = b0.v[k] + scalar * c0.v[k];
+      a[i] = a0;
+    }
+    if (i < s.tail) {
+      const Index e = s.np * P::size + i;
+      ta[e] = tb[e] + scalar * tc[e];
+    }
+  }
+};
+
+template <class ViewA, class ViewB, class ViewC>
+struct TriadQuad {
+  ViewA a;
+  ViewB b;
+  ViewC c;
+  typename ViewA::non_const_value_type scalar;
+  QuadSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const {
+    if (i < s.q)
+      for (int k = 0; k < 4; ++k) a(i + k * s.q) = b(i + k * s.q) + scalar * c(i + k * s.q);
+    if (i < s.tail) a(4 * s.q + i) = b(4 * s.q + i) + scalar * c(4 * s.q + i);
+  }
+};
+
+template <class T>
+struct SumPack {
+  using P = Pack<T>;
+  using value_type = double;
+  const P* a;
+  const T* ta;
+  PackSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i, double& acc) const {
+    double part = 0;
+    if (i < s.half) {
+      const Index j = i + s.half;
+      const P x0 = a[i];
+      if (j < s.np) {
+        const P x1 = a[j];
+        for (int k = 0; k < P::size; ++k) part += static_cast<double>(x1.v[k]);
+      }
+      for (int k = 0; k < P::size; ++k) part += static_cast<double>(x0.v[k]);
+    }
+    if (i < s.tail) part += static_cast<double>(ta[s.np * P::size + i]);
+    acc += part;
+  }
+};
+
+template <class ViewA>
+struct SumQuad {
+  using value_type = double;
+  ViewA a;
+  QuadSplit s;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i, double& acc) const {
+    double part = 0;
+    if (i < s.q)
+      for (int k = 0; k < 4; ++k) part += static_cast<double>(a(i + k * s.q));
+    if (i < s.tail) part += static_cast<double>(a(4 * s.q + i));
+    acc += part;
+  }
+};
+
 template <class ExecSpace, class ViewA, class ViewC>
 void copy_kokkos(const ExecSpace& exec, const ViewA& a, const ViewC& c) {
   using T = typename ViewC::non_const_value_type;
@@ -69,36 +196,13 @@ void copy_kokkos(const ExecSpace& exec, const ViewA& a, const ViewC& c) {
   if (packable<T>(a) && packable<T>(c)) {
     using P = Pack<T>;
     const auto s = PackSplit::of<P::size>(n);
-    const P* pa = reinterpret_cast<const P*>(a.data());
-    P* pc = reinterpret_cast<P*>(c.data());
-    const T* ta = a.data();
-    T* tc = c.data();
-    Kokkos::parallel_for(
-        "tessera::stream::copy[pack]", Range<ExecSpace>(exec, 0, s.items), KOKKOS_LAMBDA(Index i) {
-          if (i < s.half) {
-            const Index j = i + s.half;
-            const P x0 = pa[i];
-            if (j < s.np) {
-              const P x1 = pa[j];
-              pc[j] = x1;
-            }
-            pc[i] = x0;
-          }
-          if (i < s.tail) tc[s.np * P::size + i] = ta[s.np * P::size + i];
-        });
+    Kokkos::parallel_for("tessera::stream::copy[pack]", Range<ExecSpace>(exec, 0, s.items),
+                         CopyPack<T>{reinterpret_cast<const P*>(a.data()), reinterpret_cast<P*>(c.data()), a.data(),
+                                     c.data(), s});
   } else {
     const auto s = QuadSplit::of(n);
-    Kokkos::parallel_for(
-        "tessera::stream::copy[scalar]", Range<ExecSpace>(exec, 0, s.items), KOKKOS_LAMBDA(Index i) {
-          if (i < s.q) {
-            const T x0 = a(i), x1 = a(i + s.q), x2 = a(i + 2 * s.q), x3 = a(i + 3 * s.q);
-            c(i) = x0;
-            c(i + s.q) = x1;
-            c(i + 2 * s.q) = x2;
-            c(i + 3 * s.q) = x3;
-          }
-          if (i < s.tail) c(4 * s.q + i) = a(4 * s.q + i);
-        });
+    Kokkos::parallel_for("tessera::stream::copy[scalar]", Range<ExecSpace>(exec, 0, s.items),
+                         CopyQuad<ViewA, ViewC>{a, c, s});
   }
 }
 
@@ -111,41 +215,13 @@ void triad_kokkos(const ExecSpace& exec, const ViewA& a, const ViewB& b, const V
   if (packable<T>(a) && packable<T>(b) && packable<T>(c)) {
     using P = Pack<T>;
     const auto s = PackSplit::of<P::size>(n);
-    P* pa = reinterpret_cast<P*>(a.data());
-    const P* pb = reinterpret_cast<const P*>(b.data());
-    const P* pc = reinterpret_cast<const P*>(c.data());
-    T* ta = a.data();
-    const T* tb = b.data();
-    const T* tc = c.data();
-    Kokkos::parallel_for(
-        "tessera::stream::triad[pack]", Range<ExecSpace>(exec, 0, s.items), KOKKOS_LAMBDA(Index i) {
-          if (i < s.half) {
-            const Index j = i + s.half;
-            const P b0 = pb[i], c0 = pc[i];
-            if (j < s.np) {
-              const P b1 = pb[j], c1 = pc[j];
-              P a1;
-              for (int k = 0; k < P::size; ++k) a1.v[k] = b1.v[k] + scalar * c1.v[k];
-              pa[j] = a1;
-            }
-            P a0;
-            for (int k = 0; k < P::size; ++k) a0.v[k] = b0.v[k] + scalar * c0.v[k];
-            pa[i] = a0;
-          }
-          if (i < s.tail) {
-            const Index e = s.np * P::size + i;
-            ta[e] = tb[e] + scalar * tc[e];
-          }
-        });
+    Kokkos::parallel_for("tessera::stream::triad[pack]", Range<ExecSpace>(exec, 0, s.items),
+                         TriadPack<T>{reinterpret_cast<P*>(a.data()), reinterpret_cast<const P*>(b.data()),
+                                      reinterpret_cast<const P*>(c.data()), a.data(), b.data(), c.data(), scalar, s});
   } else {
     const auto s = QuadSplit::of(n);
-    Kokkos::parallel_for(
-        "tessera::stream::triad[scalar]", Range<ExecSpace>(exec, 0, s.items), KOKKOS_LAMBDA(Index i) {
-          if (i < s.q) {
-            for (int k = 0; k < 4; ++k) a(i + k * s.q) = b(i + k * s.q) + scalar * c(i + k * s.q);
-          }
-          if (i < s.tail) a(4 * s.q + i) = b(4 * s.q + i) + scalar * c(4 * s.q + i);
-        });
+    Kokkos::parallel_for("tessera::stream::triad[scalar]", Range<ExecSpace>(exec, 0, s.items),
+                         TriadQuad<ViewA, ViewB, ViewC>{a, b, c, scalar, s});
   }
 }
 
@@ -158,38 +234,12 @@ double sum_kokkos(const ExecSpace& exec, const ViewA& a) {
   if (packable<T>(a)) {
     using P = Pack<T>;
     const auto s = PackSplit::of<P::size>(n);
-    const P* pa = reinterpret_cast<const P*>(a.data());
-    const T* ta = a.data();
-    Kokkos::parallel_reduce(
-        "tessera::stream::sum[pack]", Range<ExecSpace>(exec, 0, s.items),
-        KOKKOS_LAMBDA(Index i, double& acc) {
-          double part = 0;
-          if (i < s.half) {
-            const Index j = i + s.half;
-            const P x0 = pa[i];
-            if (j < s.np) {
-              const P x1 = pa[j];
-              for (int k = 0; k < P::size; ++k) part += static_cast<double>(x1.v[k]);
-            }
-            for (int k = 0; k < P::size; ++k) part += static_cast<double>(x0.v[k]);
-          }
-          if (i < s.tail) part += static_cast<double>(ta[s.np * P::size + i]);
-          acc += part;
-        },
-        result);
+    Kokkos::parallel_reduce("tessera::stream::sum[pack]", Range<ExecSpace>(exec, 0, s.items),
+                            SumPack<T>{reinterpret_cast<const P*>(a.data()), a.data(), s}, result);
   } else {
     const auto s = QuadSplit::of(n);
-    Kokkos::parallel_reduce(
-        "tessera::stream::sum[scalar]", Range<ExecSpace>(exec, 0, s.items),
-        KOKKOS_LAMBDA(Index i, double& acc) {
-          double part = 0;
-          if (i < s.q) {
-            for (int k = 0; k < 4; ++k) part += static_cast<double>(a(i + k * s.q));
-          }
-          if (i < s.tail) part += static_cast<double>(a(4 * s.q + i));
-          acc += part;
-        },
-        result);
+    Kokkos::parallel_reduce("tessera::stream::sum[scalar]", Range<ExecSpace>(exec, 0, s.items),
+                            SumQuad<ViewA>{a, s}, result);
   }
   return result;
 }
