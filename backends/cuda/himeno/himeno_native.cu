@@ -47,7 +47,7 @@ __device__ __forceinline__ T residual(const HimenoFields<T>& f, long long c, T p
 }
 
 constexpr int kK = 32, kJ = 8, kThreads = kK * kJ;  // block: a warp along k, 8 rows of j
-constexpr int kChunk = 16;                          // planes of i per march block
+constexpr int kChunk = 8;                           // planes of i per march block
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) jacobi_naive(HimenoFields<T> f, T omega, double* partial, unsigned* done,
@@ -100,8 +100,11 @@ __global__ void __launch_bounds__(kThreads) jacobi_march(HimenoFields<T> f, T om
 constexpr int kTbK = 32, kTbJ = 16, kTbThreads = kTbK * kTbJ;
 constexpr int kTbSeg = 64;
 
+// Two blocks per SM cap a thread at 64 registers: enough in float, but the 12
+// held double coefficients then spill (124 bytes per thread), so double runs
+// one block per SM with up to 128 registers.
 template <class T>
-__global__ void __launch_bounds__(kTbThreads, 2)
+__global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
     jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   __shared__ T ring[3][kTbJ][kTbK];  // p after sweep 1, planes i-2, i-1, i (slot = plane % 3)
   const int tk = threadIdx.x, tj = threadIdx.y;

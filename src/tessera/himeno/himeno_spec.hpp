@@ -71,8 +71,10 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
       SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
       return;
     }
+    // automatic: the one-thread-per-point kernel, as fast as the march at L
+    // and XL and faster at M on the H100 (docs/perf/himeno.md).
     const auto kind =
-        opt.kernel == Kernel::native_naive ? native_cuda::HimenoKernel::naive : native_cuda::HimenoKernel::march;
+        opt.kernel == Kernel::native_march ? native_cuda::HimenoKernel::march : native_cuda::HimenoKernel::naive;
     if constexpr (Kokkos::is_view<Result>::value) {
       constexpr bool device_double =
           std::is_same_v<typename Result::non_const_value_type, double> &&

@@ -150,8 +150,9 @@ class HimenoWorkload final : public driver::Workload {
     v.push_back({"kokkos-teamscratch@Cuda", Platform::gpu, "portable 3-plane team-scratch kernel, Cuda backend"});
 #endif
 #if TESSERA_HAS_CUDA_NATIVE
-    v.push_back({"native-cuda-naive", Platform::gpu, "native CUDA, one thread per point (caches do the reuse)"});
-    v.push_back({"native-cuda", Platform::gpu, "native CUDA, i-marching columns (what tessera::himeno picks on Cuda)"});
+    v.push_back({"native-cuda", Platform::gpu,
+                 "native CUDA, one thread per point, caches do the reuse (what tessera::himeno picks on Cuda)"});
+    v.push_back({"native-cuda-march", Platform::gpu, "native CUDA, i-marching columns, p reused in registers"});
     v.push_back({"native-cuda-fused2", Platform::gpu, "native CUDA, two sweeps per pass over memory (temporal blocking)"});
 #endif
     return v;
@@ -311,8 +312,8 @@ class HimenoWorkload final : public driver::Workload {
 #endif
 #if TESSERA_HAS_CUDA_NATIVE
     // Native kernels sum gosa in double (also for --precision float).
-    if (variant == "native-cuda-naive") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_naive, variant);
     if (variant == "native-cuda") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant);
+    if (variant == "native-cuda-march") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_march, variant);
     if (variant == "native-cuda-fused2") return run_fused2<S, A>(rs);
 #endif
     throw UsageError("himeno: no variant '" + variant + "'");
