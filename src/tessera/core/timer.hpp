@@ -64,6 +64,11 @@ class DeviceTimer<Kokkos::Cuda> {
 };
 #endif
 
+// For host code outside Kokkos (plain C++ references): nothing to fence.
+struct HostClock {
+  void fence() const {}
+};
+
 struct TimingStats {
   double median = 0, min = 0, max = 0;
   int repeats = 0;

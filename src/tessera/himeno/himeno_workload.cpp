@@ -30,11 +30,6 @@ using driver::VariantInfo;
 
 namespace {
 
-// Host timing for the plain-C++ reference: nothing to fence.
-struct HostClock {
-  void fence() const {}
-};
-
 // The reference's arrays: flat, (i, j, k) with k fastest, as in the C code.
 template <class S>
 struct HostArrays {

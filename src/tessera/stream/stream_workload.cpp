@@ -44,11 +44,6 @@ namespace {
 constexpr double kScalar = 3.0;  // STREAM's triad scalar
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// Host timing for the plain-C++ reference: nothing to fence.
-struct HostClock {
-  void fence() const {}
-};
-
 struct Inputs {
   std::vector<double> a, b, c, triad_ref;
   long double sum_ref = 0;
