@@ -5,8 +5,8 @@
 #
 #   where there is network:  cmake/bootstrap.sh --export-sources .deps/sources
 #   on the GPU machine:      perf/device.sh [--quick]
-# Results (logs, CSV, JSON) go to build/device-out, and as one tarball to $OUT
-# when that is set (the GPU workflow brings back only a few files).
+# Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
+# $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -15,7 +15,10 @@ quick=0
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
 out=$root/build/device-out
 rm -rf "$out" && mkdir -p "$out"
-bundle() { [ -n "${OUT:-}" ] && tar czf "$OUT/device-results.tar.gz" -C "$root/build" device-out || true; }
+bundle() {
+  [ -n "${TESSERA_RESULTS_DIR:-}" ] && tar czf "$TESSERA_RESULTS_DIR/device-results.tar.gz" -C "$root/build" device-out
+  true
+}
 trap bundle EXIT
 export TESSERA_DEPS_DIR=${TESSERA_DEPS_DIR:-/tmp/tessera-deps}
 [ -d "$sources/kokkos" ] || { echo "device: no Kokkos sources in $sources (see the header of this script)" >&2; exit 2; }
