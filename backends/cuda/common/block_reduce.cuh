@@ -85,4 +85,28 @@ __device__ __forceinline__ void grid_sum2(double v0, double v1, double* partial,
   }
 }
 
+// For kernels of very many blocks: each block only writes its partial (no
+// fence, no atomic on one shared counter), and sum_partials adds them after.
+template <int kThreads>
+__device__ __forceinline__ void block_partial(double v, double* partial) {
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const double s = block_sum<kThreads>(v);
+  if (tid == 0) partial[block] = s;
+}
+
+// One block of kThreads adds n partials in a fixed order into *out (a
+// template, so that every .cu including this header may instantiate it).
+template <int kThreads = 1024>
+__global__ void __launch_bounds__(kThreads) sum_partials(const double* partial, unsigned n, double* out) {
+  double acc[4] = {0, 0, 0, 0};
+  unsigned b = threadIdx.x;
+  for (; b + 3 * kThreads < n; b += 4 * kThreads)
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc[u] += partial[b + u * kThreads];
+  for (; b < n; b += kThreads) acc[0] += partial[b];
+  const double total = block_sum<kThreads>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+  if (threadIdx.x == 0) *out = total;
+}
+
 }  // namespace tessera::native_cuda
