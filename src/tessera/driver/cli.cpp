@@ -129,6 +129,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   if (cmd.options.has("h5")) throw UsageError("--h5: this Tessera build has no HDF5 (TESSERA_ENABLE_HDF5)");
 #endif
   w->configure(cmd.options);
+  cmd.configured = std::move(w);
   return cmd;
 }
 
@@ -150,8 +151,8 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress) {
     case Command::Kind::run:
     case Command::Kind::compare: break;
   }
-  auto w = make_workload(cmd.workload);
-  w->configure(cmd.options);
+  if (!cmd.configured) throw UsageError("'" + cmd.workload + "': no configured workload (parse the command first)");
+  Workload* w = cmd.configured.get();
   CompareRequest req;
   req.settings.repeats = int(cmd.options.get_int("repeats", 10, 1, 100000));
   req.settings.warmup = int(cmd.options.get_int("warmup", 2, 0, 10000));

@@ -2,8 +2,10 @@
 // The `tessera` command line: parsing (no Kokkos needed, so bad input fails
 // fast with exit code 2) and execution (after Kokkos::initialize).
 #include "tessera/driver/options.hpp"
+#include "tessera/driver/workload.hpp"
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ struct Command {
   std::string help_text;  // for Kind::help
   std::string workload;
   Options options;        // driver and workload options together
+  std::shared_ptr<Workload> configured;  // for run and compare: configured from options
 };
 
 // args excludes the program name. Throws UsageError.
