@@ -27,7 +27,7 @@ struct SweepSpec {
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
     // automatic: mdrange on CPUs, teamscratch on GPUs (the faster there, docs/himeno.md)
     if (opt.kernel == Kernel::mdrange || (opt.kernel == Kernel::automatic && !is_device_space_v<ExecSpace>))
-      sweep_mdrange<Accum>(exec, s, result);
+      sweep_mdrange<Accum>(exec, s, opt, result);
     else
       sweep_teamscratch<Accum>(exec, s, opt, result);
   }
@@ -54,6 +54,19 @@ bool native_fields(const State& s, native_cuda::HimenoFields<typename State::sca
   return true;
 }
 
+// The fields of planes [r.begin - 1, r.end] as a grid of their own, whose
+// interior is exactly planes [r.begin, r.end): every array is its own pointer,
+// so a slab is an offset and a shorter ni.
+template <class T>
+native_cuda::HimenoFields<T> slice_planes(native_cuda::HimenoFields<T> f, PlaneRange r) {
+  const long long o = (r.begin - 1) * f.stride_i;
+  for (const T** q : {&f.a0, &f.a1, &f.a2, &f.a3, &f.b0, &f.b1, &f.b2, &f.c0, &f.c1, &f.c2, &f.wrk1, &f.bnd, &f.p})
+    *q += o;
+  f.wrk2 += o;
+  f.ni = r.end - r.begin + 2;
+  return f;
+}
+
 template <class State>
 inline constexpr bool native_cuda_state_v =
     Kokkos::SpaceAccessibility<Kokkos::Cuda, typename State::memory_space>::accessible &&
@@ -71,6 +84,7 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
       SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
       return;
     }
+    f = slice_planes(f, plane_range(s.grid.imax, opt));
     // automatic: the one-thread-per-point kernel, as fast as the march at L
     // and XL and faster at M on the H100 (docs/perf/himeno.md).
     const auto kind =

@@ -49,9 +49,25 @@ struct SweepOptions {
   // teamscratch tile: points along i (one team's march), j and k; 0 picks
   // the execution space's default (impl::team_tiles). On GPUs tile_j <= 32.
   int tile_i = 0, tile_j = 0, tile_k = 0;
+  // Interior planes to update: [i_begin, i_end) along i; 0, 0 = all of them
+  // (1 .. imax-2). A slab's interior/boundary split for halo overlap.
+  int i_begin = 0, i_end = 0;
 };
 
 namespace impl {
+
+// The planes [begin, end) a sweep updates (validated).
+struct PlaneRange {
+  int begin, end;
+};
+inline PlaneRange plane_range(int imax, const SweepOptions& opt) {
+  if (opt.i_begin == 0 && opt.i_end == 0) return {1, imax - 1};
+  if (opt.i_begin < 1 || opt.i_end > imax - 1 || opt.i_begin > opt.i_end)
+    throw std::invalid_argument("tessera::himeno::sweep: planes [" + std::to_string(opt.i_begin) + ", " +
+                                std::to_string(opt.i_end) + ") are not within the interior [1, " +
+                                std::to_string(imax - 1) + ")");
+  return {opt.i_begin, opt.i_end};
+}
 
 // Initial values of one point (the 13 input arrays; wrk2 starts as p).
 template <class Scalar>
@@ -99,13 +115,14 @@ using Range3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate:
                                      Kokkos::IndexType<int>>;
 
 template <class ExecSpace>
-Range3<ExecSpace> range3(const ExecSpace& exec, int lo, int kmax, int jmax, int imax) {
+Range3<ExecSpace> range3(const ExecSpace& exec, int lo, int kmax, int jmax, int imax, int ilo = -1) {
   // GPUs: 32 x 8 points per block, one warp per k row. CPUs: Kokkos' default
-  // tiles (whole k rows).
+  // tiles (whole k rows). i starts at ilo (default lo).
+  if (ilo < 0) ilo = lo;
   if constexpr (is_device_space_v<ExecSpace>)
-    return Range3<ExecSpace>(exec, {lo, lo, lo}, {kmax, jmax, imax}, {32, 8, 1});
+    return Range3<ExecSpace>(exec, {lo, lo, ilo}, {kmax, jmax, imax}, {32, 8, 1});
   else
-    return Range3<ExecSpace>(exec, {lo, lo, lo}, {kmax, jmax, imax});
+    return Range3<ExecSpace>(exec, {lo, lo, ilo}, {kmax, jmax, imax});
 }
 
 // The arrays a kernel needs, copied out of the state (device-copyable).
@@ -122,9 +139,11 @@ struct Fill {
   Arrays<State> f;
   Init init;
   int jmax, kmax;
+  int i_offset;  // global plane of local plane 0 (a slab of a larger grid)
   KOKKOS_INLINE_FUNCTION void operator()(int k, int j, int i) const {
     PointInit<Scalar> v;
-    init.template at<Scalar>(i, (std::int64_t(i) * jmax + j) * kmax + k, v);
+    const int gi = i + i_offset;
+    init.template at<Scalar>(gi, (std::int64_t(gi) * jmax + j) * kmax + k, v);
     for (int n = 0; n < 4; ++n) f.a(n, i, j, k) = v.a[n];
     for (int n = 0; n < 3; ++n) f.b(n, i, j, k) = v.b[n], f.c(n, i, j, k) = v.c[n];
     f.p(i, j, k) = v.p;
@@ -135,9 +154,9 @@ struct Fill {
 };
 
 template <class ExecSpace, class State, class Init>
-void fill_kokkos(const ExecSpace& exec, const State& s, const Init& init) {
+void fill_kokkos(const ExecSpace& exec, const State& s, const Init& init, int i_offset = 0) {
   Kokkos::parallel_for("tessera::himeno::fill", range3(exec, 0, s.grid.kmax, s.grid.jmax, s.grid.imax),
-                       Fill<State, Init>{Arrays<State>(s), init, s.grid.jmax, s.grid.kmax});
+                       Fill<State, Init>{Arrays<State>(s), init, s.grid.jmax, s.grid.kmax, i_offset});
 }
 
 // ss of point (i, j, k); P(di, dj, dk) is p(i+di, j+dj, k+dk). Operation
@@ -173,9 +192,10 @@ struct SweepMDRange {
 
 // Result: an Accum lvalue (blocking) or a rank-0 View (queued when device memory).
 template <class Accum, class ExecSpace, class State, class Result>
-void sweep_mdrange(const ExecSpace& exec, const State& s, Result& result) {
+void sweep_mdrange(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
+  const PlaneRange r = plane_range(s.grid.imax, opt);
   Kokkos::parallel_reduce("tessera::himeno::sweep[mdrange]",
-                          range3(exec, 1, s.grid.kmax - 1, s.grid.jmax - 1, s.grid.imax - 1),
+                          range3(exec, 1, s.grid.kmax - 1, s.grid.jmax - 1, r.end, r.begin),
                           SweepMDRange<State, Accum>{Arrays<State>(s), s.omega}, result);
 }
 
@@ -231,7 +251,7 @@ struct SweepTeamScratch {
                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Arrays<State> f;
   Scalar omega;
-  int imax, jmax, kmax;
+  int ibegin, iend, jmax, kmax;  // planes [ibegin, iend) are updated
   int TI, TJ, TK;       // tile extents
   int ntj, ntk, level;  // tiles along j and k, scratch level
 
@@ -240,10 +260,10 @@ struct SweepTeamScratch {
     const int k0 = 1 + (tile % ntk) * TK;
     tile /= ntk;
     const int j0 = 1 + (tile % ntj) * TJ;
-    const int i0 = 1 + (tile / ntj) * TI;
+    const int i0 = ibegin + (tile / ntj) * TI;
     const int mk = kmax - 1 - k0 < TK ? kmax - 1 - k0 : TK;  // points of this tile
     const int mj = jmax - 1 - j0 < TJ ? jmax - 1 - j0 : TJ;
-    const int i1 = imax - 1 < i0 + TI ? imax - 1 : i0 + TI;
+    const int i1 = iend < i0 + TI ? iend : i0 + TI;
     const Planes buf(team.team_scratch(level), 3, TJ + 2, TK + 2);
     const auto& p = f.p;
 
@@ -286,15 +306,20 @@ struct SweepTeamScratch {
 template <class Accum, class ExecSpace, class State, class Result>
 void sweep_teamscratch(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
   using Functor = SweepTeamScratch<ExecSpace, State, Accum>;
-  const int imax = s.grid.imax, jmax = s.grid.jmax, kmax = s.grid.kmax;
-  const TeamTiles t = team_tiles(exec, imax, jmax, kmax, opt);
-  const int nti = (imax - 2 + t.i - 1) / t.i, ntj = (jmax - 2 + t.j - 1) / t.j, ntk = (kmax - 2 + t.k - 1) / t.k;
+  const int jmax = s.grid.jmax, kmax = s.grid.kmax;
+  const PlaneRange r = plane_range(s.grid.imax, opt);
+  if (r.begin == r.end) {  // nothing to update: an empty range gives gosa 0
+    sweep_mdrange<Accum>(exec, s, opt, result);
+    return;
+  }
+  const TeamTiles t = team_tiles(exec, r.end - r.begin + 2, jmax, kmax, opt);
+  const int nti = (r.end - r.begin + t.i - 1) / t.i, ntj = (jmax - 2 + t.j - 1) / t.j, ntk = (kmax - 2 + t.k - 1) / t.k;
   Kokkos::TeamPolicy<ExecSpace> policy(exec, nti * ntj * ntk, t.team_size, t.vector);
   const std::size_t bytes = Functor::Planes::shmem_size(3, t.j + 2, t.k + 2);
   const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;  // level 1: CPU-sized rows
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_reduce("tessera::himeno::sweep[teamscratch]", policy,
-                          Functor{Arrays<State>(s), s.omega, imax, jmax, kmax, t.i, t.j, t.k, ntj, ntk, level},
+                          Functor{Arrays<State>(s), s.omega, r.begin, r.end, jmax, kmax, t.i, t.j, t.k, ntj, ntk, level},
                           result);
 }
 
