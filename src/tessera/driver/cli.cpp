@@ -3,6 +3,7 @@
 #include "tessera/config.hpp"
 #include "tessera/core/build_info.hpp"
 #include "tessera/core/exec_space.hpp"
+#include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/platform.hpp"
 #include "tessera/driver/runner.hpp"
 
@@ -43,6 +44,7 @@ std::vector<OptionSpec> driver_options(Command::Kind kind) {
   o.push_back({"json", "FILE", "", "also write the results as JSON"});
   o.push_back({"h5", "FILE", "", "also write the results as HDF5"});
   o.push_back({"quiet", "", "", "no progress lines"});
+  o.push_back({"no-roofline", "", "", "skip the STREAM calibration (no % of roofline column)"});
   o.push_back({"help", "", "", "this help"});
   return o;
 }
@@ -128,6 +130,10 @@ Command parse_command_line(const std::vector<std::string>& args) {
 #if !TESSERA_HAS_HDF5
   if (cmd.options.has("h5")) throw UsageError("--h5: this Tessera build has no HDF5 (TESSERA_ENABLE_HDF5)");
 #endif
+  if (cmd.kind == Command::Kind::compare)
+    for (const char* f : {"output", "checkpoint-every", "restart"})
+      if (cmd.options.has(f))
+        throw UsageError(std::string("--") + f + " goes with 'tessera run' (one variant, one state file)");
   w->configure(cmd.options);
   cmd.configured = std::move(w);
   return cmd;
@@ -158,6 +164,7 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress) {
   req.settings.warmup = int(cmd.options.get_int("warmup", 2, 0, 10000));
   req.seed = std::uint64_t(cmd.options.get_int("seed", 1, 0, (1LL << 62)));
   req.progress = !cmd.options.has("quiet");
+  req.roofline = !cmd.options.has("no-roofline");
   if (cmd.kind == Command::Kind::run) {
     std::string v = cmd.options.get("variant");
     if (v.empty()) {
@@ -180,37 +187,71 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress) {
   }
   const Report report = run_compare(*w, req, progress);
   print_report(report, out);
-  if (cmd.options.has("csv")) write_csv(report, cmd.options.get("csv"));
-  if (cmd.options.has("json")) write_json(report, cmd.options.get("json"));
-  if (cmd.options.has("h5")) write_hdf5(report, cmd.options.get("h5"));
+  if (world_rank() == 0) {  // every rank has the report (validity and times are reduced over ranks)
+    if (cmd.options.has("csv")) write_csv(report, cmd.options.get("csv"));
+    if (cmd.options.has("json")) write_json(report, cmd.options.get("json"));
+    if (cmd.options.has("h5")) write_hdf5(report, cmd.options.get("h5"));
+  }
   return report.all_valid() ? 0 : 1;
 }
 
+namespace {
+// Where ranks other than 0 print their tables and progress.
+struct NullBuffer : std::streambuf {
+  int overflow(int c) override { return c; }
+};
+}  // namespace
+
 int tessera_main(int argc, char** argv) {
+  // Under an MPI launcher every rank runs the same command on its part of
+  // the problem; rank 0 prints and writes the result files.
+  MpiSession mpi;
+  const int rank = world_rank(), ranks = world_size();
+  NullBuffer null_buffer;
+  std::ostream null_stream(&null_buffer);
+  std::ostream& out = rank == 0 ? std::cout : null_stream;
+  std::ostream& progress = rank == 0 ? std::cerr : null_stream;
   Command cmd;
   try {
     cmd = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UsageError& e) {
-    std::cerr << "tessera: error: " << e.what() << "\n";
+    // Every rank reaches the same verdict on the same command line.
+    if (rank == 0) std::cerr << "tessera: error: " << e.what() << "\n";
     return 2;
   }
-  if (cmd.kind == Command::Kind::help || cmd.kind == Command::Kind::list) return execute(cmd, std::cout, std::cerr);
+  if (cmd.kind == Command::Kind::help || cmd.kind == Command::Kind::list) return execute(cmd, out, progress);
+  std::vector<std::string> kokkos_args(argv, argv + argc);
 #if defined(KOKKOS_ENABLE_CUDA)
-  if (cuda_device_count() == 0) {
+  const int devices = cuda_device_count();
+  if (devices == 0) {
     std::cerr << "tessera: error: this build uses Kokkos' Cuda backend and no CUDA device is visible; "
                  "build the host flavour (cmake/build.sh --flavour host) to run on CPUs\n";
     return 1;
   }
+  // One GPU per rank of a node, unless the command line picks one.
+  const bool picked = std::any_of(kokkos_args.begin(), kokkos_args.end(), [](const std::string& a) {
+    return a.rfind("--kokkos-device-id", 0) == 0 || a.rfind("--kokkos-num-devices", 0) == 0;
+  });
+  if (ranks > 1 && !picked) kokkos_args.push_back("--kokkos-device-id=" + std::to_string(mpi.local_rank() % devices));
 #endif
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::vector<char*> kargv;
+  for (auto& a : kokkos_args) kargv.push_back(a.data());
+  int kargc = int(kargv.size());
+  kargv.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kargc, kargv.data());
+  auto fail = [&](const char* what, const std::exception& e, int code) {
+    std::cerr << "tessera: " << what << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "") << ": "
+              << e.what() << "\n";
+    // The other ranks may be waiting for this one: end them all.
+    if (ranks > 1) mpi.abort(code);
+    return code;
+  };
   try {
-    return execute(cmd, std::cout, std::cerr);
+    return execute(cmd, out, progress);
   } catch (const UsageError& e) {
-    std::cerr << "tessera: error: " << e.what() << "\n";
-    return 2;
+    return fail("error", e, 2);
   } catch (const std::exception& e) {
-    std::cerr << "tessera: failed: " << e.what() << "\n";
-    return 1;
+    return fail("failed", e, 1);
   }
 }
 

@@ -1,6 +1,7 @@
 // HDF5 output of a Report: root attributes for the context, /platforms/<id>
 // groups for hardware and roofline, /results/<column> datasets for the rows.
 #include "tessera/core/build_info.hpp"
+#include "tessera/driver/hdf5_util.hpp"
 #include "tessera/driver/results.hpp"
 
 #include <hdf5.h>
@@ -12,30 +13,9 @@
 namespace tessera::driver {
 namespace {
 
-void h5check(herr_t e, const char* what) {
-  if (e < 0) throw std::runtime_error(std::string("HDF5: ") + what + " failed");
-}
-
-void attr_string(hid_t obj, const char* name, const std::string& value) {
-  hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, value.empty() ? 1 : value.size());
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t e = attr < 0 ? -1 : H5Awrite(attr, type, value.empty() ? "" : value.c_str());
-  if (attr >= 0) H5Aclose(attr);
-  H5Sclose(space);
-  H5Tclose(type);
-  h5check(e, name);
-}
-
-void attr_double(hid_t obj, const char* name, double value) {
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t attr = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t e = attr < 0 ? -1 : H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
-  if (attr >= 0) H5Aclose(attr);
-  H5Sclose(space);
-  h5check(e, name);
-}
+using h5::attr_double;
+using h5::attr_string;
+void h5check(herr_t e, const char* what) { h5::check(e, what); }
 
 void dataset_doubles(hid_t group, const char* name, const std::vector<double>& v) {
   hsize_t n = v.size();

@@ -1,5 +1,6 @@
 #include "tessera/driver/runner.hpp"
 
+#include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/platform.hpp"
 
 #include <algorithm>
@@ -126,6 +127,8 @@ Report run_compare(Workload& w, const CompareRequest& req, std::ostream& progres
   if (!w.roofline_kernels().empty()) {
     r.roofline_gbs = best_bandwidth(r.rows, w.roofline_kernels());
     r.roofline_source = "best STREAM copy/triad in this run";
+  } else if (!req.roofline) {
+    r.roofline_source = "not measured (--no-roofline)";
   } else {
     // Calibrate with STREAM on the same platforms, in the same process.
     auto stream = make_workload("stream");
@@ -136,6 +139,14 @@ Report run_compare(Workload& w, const CompareRequest& req, std::ostream& progres
     stream->prepare(req.seed);
     r.roofline_gbs = best_bandwidth(run_variants(*stream, cal, req, progress, "roofline"), stream->roofline_kernels());
     r.roofline_source = "best STREAM copy/triad, " + stream->problem_summary();
+    // Under MPI the workload's rates are for all ranks together: so is its roofline.
+    if (world_size() > 1) {
+      for (auto p : platforms) {
+        const double sum = world_sum(r.roofline_gbs.count(platform_id(p)) ? r.roofline_gbs[platform_id(p)] : 0.0);
+        if (sum > 0) r.roofline_gbs[platform_id(p)] = sum;
+      }
+      r.roofline_source += ", summed over " + std::to_string(world_size()) + " MPI ranks";
+    }
   }
   for (auto& row : r.rows) {
     const auto it = r.roofline_gbs.find(platform_id(row.platform));

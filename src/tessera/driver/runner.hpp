@@ -17,6 +17,7 @@ struct CompareRequest {
   std::uint64_t seed = 1;
   std::string baseline;  // empty: the fastest valid variant on the multicore CPU, else serial-reference
   bool progress = true;  // progress lines on the given stream
+  bool roofline = true;  // calibrate the roofline with STREAM (workloads other than STREAM)
 };
 
 // Variants of w that can run here (compiled in, platform present).

@@ -20,6 +20,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,45 @@ inline Grid parse_grid(const std::string& s) {
   return make_grid(n[0], n[1], n[2]);
 }
 
+// One rank's part of a 1-D slab decomposition along i, the slowest index (the
+// paper's z: a halo is one contiguous (j, k) plane). The global interior
+// planes 1 .. imax-2 are split as evenly as possible (the first imax-2 mod
+// ranks get one more); the rank owns global planes [first, end) and holds them
+// with one plane either side (a halo from its neighbour, or the global
+// boundary) as a local grid of end-first+2 planes whose interior is the owned
+// planes: local plane l is global plane l + i_offset.
+struct Slab {
+  Grid global, local;
+  int ranks = 1, rank = 0;
+  int first = 1, end = 1;  // owned global planes [first, end)
+  int i_offset = 0;        // = first - 1
+  bool has_lower() const { return rank > 0; }
+  bool has_upper() const { return rank + 1 < ranks; }
+  int planes() const { return end - first; }
+};
+
+// Throws std::invalid_argument when a rank would own no plane.
+inline Slab slab_decomposition(const Grid& global, int ranks, int rank) {
+  const int n = global.imax - 2;
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    throw std::invalid_argument("tessera::himeno: rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+                                " is not a valid rank");
+  if (ranks > n)
+    throw std::invalid_argument("tessera::himeno: grid " + global.str() + " has " + std::to_string(n) +
+                                " interior planes along i, too few for " + std::to_string(ranks) +
+                                " ranks (each needs at least one): use fewer ranks or a larger grid");
+  Slab s;
+  s.global = global;
+  s.ranks = ranks;
+  s.rank = rank;
+  const int base = n / ranks, extra = n % ranks;
+  s.first = 1 + rank * base + std::min(rank, extra);
+  s.end = s.first + base + (rank < extra ? 1 : 0);
+  s.i_offset = s.first - 1;
+  s.local = Grid{s.end - s.first + 2, global.jmax, global.kmax};
+  return s;
+}
+
 // The benchmark's 14 arrays. a(n, i, j, k) is a[n][i][j][k] of the C code.
 template <class Scalar, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 struct HimenoState {
@@ -123,6 +163,12 @@ void require_usable(const char* fn, const State& s) {
     throw std::invalid_argument(std::string("tessera::himeno::") + fn +
                                 ": the state is not allocated (construct HimenoState from a Grid)");
 }
+template <class State>
+void require_slab(const char* fn, const State& s, const Slab& slab) {
+  if (s.grid.imax != slab.local.imax || s.grid.jmax != slab.local.jmax || s.grid.kmax != slab.local.kmax)
+    throw std::invalid_argument(std::string("tessera::himeno::") + fn + ": the state is " + s.grid.str() +
+                                ", the slab's local grid " + slab.local.str());
+}
 }  // namespace detail
 
 // The benchmark's initial state (initmt of himenoBMTxps.c): a0 = a1 = a2 = 1,
@@ -135,6 +181,16 @@ void initialize(const ExecSpace& exec, HimenoState<Scalar, Mem>& s) {
   impl::fill_kokkos(exec, s, impl::BenchmarkInit{s.grid.imax});
 }
 
+// The same for one slab of a decomposed grid (state allocated on slab.local):
+// every point gets the value it has in the undecomposed grid.
+template <class ExecSpace, class Scalar, class Mem>
+void initialize(const ExecSpace& exec, HimenoState<Scalar, Mem>& s, const Slab& slab) {
+  detail::require_usable<ExecSpace>("initialize", s);
+  detail::require_slab("initialize", s, slab);
+  s.omega = Scalar(0.8);
+  impl::fill_kokkos(exec, s, impl::BenchmarkInit{slab.global.imax}, slab.i_offset);
+}
+
 // Random fields from a counter-based generator (same values on every backend):
 // a0..a2, c0..c2 in [0.5, 1.5), b in [-0.25, 0.25), a3 = 1 / (sum of |a|, |c|,
 // 4 |b|) (so a sweep never amplifies differences, like the benchmark's 1/6),
@@ -144,6 +200,13 @@ void initialize_random(const ExecSpace& exec, HimenoState<Scalar, Mem>& s, std::
   detail::require_usable<ExecSpace>("initialize_random", s);
   s.omega = Scalar(0.8);
   impl::fill_kokkos(exec, s, impl::RandomInit{seed});
+}
+template <class ExecSpace, class Scalar, class Mem>
+void initialize_random(const ExecSpace& exec, HimenoState<Scalar, Mem>& s, std::uint64_t seed, const Slab& slab) {
+  detail::require_usable<ExecSpace>("initialize_random", s);
+  detail::require_slab("initialize_random", s, slab);
+  s.omega = Scalar(0.8);
+  impl::fill_kokkos(exec, s, impl::RandomInit{seed}, slab.i_offset);
 }
 
 // One Jacobi sweep queued on exec; gosa (sum of ss^2 over the interior, in

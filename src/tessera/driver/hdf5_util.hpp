@@ -1,0 +1,83 @@
+#pragma once
+// Small HDF5 helpers shared by the result and checkpoint writers (C API:
+// every id closed on every path; errors become exceptions).
+#include <hdf5.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::h5 {
+
+inline void check(herr_t e, const std::string& what) {
+  if (e < 0) throw std::runtime_error("HDF5: " + what + " failed");
+}
+
+inline void attr_string(hid_t obj, const char* name, const std::string& value) {
+  hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.empty() ? 1 : value.size());
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t e = attr < 0 ? -1 : H5Awrite(attr, type, value.empty() ? "" : value.c_str());
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+  check(e, std::string("write attribute ") + name);
+}
+
+// A scalar or 1-D numeric attribute of a native type.
+template <class T>
+void attr_values(hid_t obj, const char* name, hid_t native, const std::vector<T>& v) {
+  hsize_t n = v.size();
+  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr);
+  hid_t attr = H5Acreate2(obj, name, native, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t e = attr < 0 ? -1 : H5Awrite(attr, native, v.data());
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  check(e, std::string("write attribute ") + name);
+}
+inline void attr_double(hid_t obj, const char* name, double value) {
+  attr_values(obj, name, H5T_NATIVE_DOUBLE, std::vector<double>{value});
+}
+
+// Reads a string attribute; false when it is missing or not a string.
+inline bool read_attr_string(hid_t obj, const char* name, std::string& out) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr < 0) return false;
+  hid_t type = H5Aget_type(attr);
+  bool ok = type >= 0 && H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type);
+  if (ok) {
+    std::vector<char> buf(H5Tget_size(type) + 1, '\0');
+    hid_t mem = H5Tcopy(type);
+    ok = H5Aread(attr, mem, buf.data()) >= 0;
+    H5Tclose(mem);
+    out.assign(buf.data());
+  }
+  if (type >= 0) H5Tclose(type);
+  H5Aclose(attr);
+  return ok;
+}
+
+// Reads a numeric attribute of exactly n values, converted to T; false when
+// it is missing, not numeric or of another size.
+template <class T>
+bool read_attr_values(hid_t obj, const char* name, hid_t native, std::size_t n, std::vector<T>& out) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr < 0) return false;
+  hid_t space = H5Aget_space(attr), type = H5Aget_type(attr);
+  const H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+  bool ok = space >= 0 && H5Sget_simple_extent_npoints(space) == hssize_t(n) &&
+            (cls == H5T_INTEGER || cls == H5T_FLOAT);
+  if (ok) {
+    out.resize(n);
+    ok = H5Aread(attr, native, out.data()) >= 0;
+  }
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  H5Aclose(attr);
+  return ok;
+}
+
+}  // namespace tessera::h5
