@@ -6,6 +6,7 @@
 #include "tessera/config.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
+#include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/himeno/himeno_native_cuda.hpp"
 #endif
@@ -25,8 +26,11 @@ struct SweepSpec {
     if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march)
       throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
-    // automatic: mdrange on CPUs, teamscratch on GPUs (the faster there, docs/himeno.md)
-    if (opt.kernel == Kernel::mdrange || (opt.kernel == Kernel::automatic && !is_device_space_v<ExecSpace>))
+    // automatic: rows on CPUs (2.4-5x mdrange, docs/perf/himeno.md), teamscratch
+    // on GPUs (the faster there, docs/himeno.md)
+    if (opt.kernel == Kernel::rows || (opt.kernel == Kernel::automatic && !is_device_space_v<ExecSpace>))
+      sweep_rows<Accum>(exec, s, opt, result);
+    else if (opt.kernel == Kernel::mdrange)
       sweep_mdrange<Accum>(exec, s, opt, result);
     else
       sweep_teamscratch<Accum>(exec, s, opt, result);
@@ -73,14 +77,15 @@ inline constexpr bool native_cuda_state_v =
     (std::is_same_v<typename State::scalar_type, float> || std::is_same_v<typename State::scalar_type, double>);
 
 // Native CUDA on Kokkos::Cuda: automatic and native_* run the native kernels
-// (gosa summed in double, then converted to Accum); mdrange and teamscratch
-// stay portable, so the driver's kokkos-*@Cuda variants measure Kokkos.
+// (gosa summed in double, then converted to Accum); mdrange, teamscratch and
+// rows stay portable, so the driver's kokkos-*@Cuda variants measure Kokkos.
 template <class State>
 struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State>>> {
   template <class Accum, class Result>
   static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, Result& result) {
     native_cuda::HimenoFields<typename State::scalar_type> f;
-    if (opt.kernel == Kernel::mdrange || opt.kernel == Kernel::teamscratch || !native_fields(s, f)) {
+    if (opt.kernel == Kernel::mdrange || opt.kernel == Kernel::teamscratch || opt.kernel == Kernel::rows ||
+        !native_fields(s, f)) {
       SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
       return;
     }

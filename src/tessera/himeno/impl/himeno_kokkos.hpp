@@ -37,14 +37,17 @@
 namespace tessera::himeno {
 
 // Which kernel a sweep runs (public: part of SweepOptions). automatic: the
-// native CUDA march kernel on Kokkos::Cuda (when built), else teamscratch on
-// GPUs and mdrange on CPUs.
+// native CUDA kernel on Kokkos::Cuda (when built), else teamscratch on GPUs
+// and rows on CPUs.
+// rows: one (i, j) row per work item, vectorised along k
+// (impl/himeno_kokkos_rows.hpp); for CPUs: correct on GPUs, but slow.
 // native_naive / native_march: the native CUDA kernels, Kokkos::Cuda only.
-enum class Kernel { automatic, mdrange, teamscratch, native_naive, native_march };
+enum class Kernel { automatic, mdrange, teamscratch, rows, native_naive, native_march };
 
 struct SweepOptions {
-  // automatic: mdrange on CPUs, teamscratch on GPUs (the faster of the two
-  // there, docs/himeno.md); a native kernel, where one is dispatched to.
+  // automatic: rows on CPUs, teamscratch on GPUs (the fastest of the
+  // portable kernels there, docs/himeno.md); a native kernel, where one is
+  // dispatched to.
   Kernel kernel = Kernel::automatic;
   // teamscratch tile: points along i (one team's march), j and k; 0 picks
   // the execution space's default (impl::team_tiles). On GPUs tile_j <= 32.
