@@ -4,14 +4,16 @@
 # benchmarks, and print the result tables last.
 #
 #   where there is network:  cmake/bootstrap.sh --export-sources .deps/sources
-#   on the GPU machine:      perf/device.sh [--quick]
+#   on the GPU machine:      perf/device.sh [--quick | --himeno | --scaling]
+#     (default: STREAM and Himeno; --himeno: Himeno and its bandwidth probe;
+#      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling)
 # Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
 # $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+mode=${1:---all}
+case "$mode" in --all|--quick|--himeno|--scaling) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
 out=$root/build/device-out
 rm -rf "$out" && mkdir -p "$out"
@@ -32,16 +34,24 @@ cmake/build.sh --flavour cuda --sources "$sources" --no-apt 2>&1 | tee "$out/bui
 echo "[device] build: $((SECONDS - t0)) s"
 
 t0=$SECONDS
-(cd build/cuda && ctest --output-on-failure -j 4) > "$out/test.log" 2>&1 || true
-tail -n 4 "$out/test.log"
-grep -E 'Failed|\*\*\*' "$out/test.log" || true
+[ -n "${TESSERA_SKIP_TESTS:-}" ] || (cd build/cuda && ctest --output-on-failure -j 4) > "$out/test.log" 2>&1 || true
+tail -n 4 "$out/test.log" 2>/dev/null || true
+grep -E "Failed|\*\*\*" "$out/test.log" 2>/dev/null || true
 echo "[device] tests: $((SECONDS - t0)) s"
 
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 tessera=build/cuda/src/tessera
-if [ "$quick" = 1 ]; then
+if [ "$mode" = --quick ]; then
   $tessera compare stream --size M --quiet --csv "$out/stream.csv" | tee "$out/stream.txt"
   exit 0
+fi
+if [ "$mode" = --scaling ]; then
+  perf/himeno_scaling.sh "$tessera" "$out" 2>&1 | tee "$out/scaling.txt"
+  exit 0
+fi
+if [ "$mode" = --himeno ]; then
+  nvcc -O3 -arch=sm_90 -std=c++17 perf/himeno_streams_probe.cu -o build/himeno_streams_probe &&
+    build/himeno_streams_probe | tee "$out/probe.txt"
 fi
 # Himeno: GPU variants at L and XL in float and double, then the paper-style
 # table of every variant at M (CPU columns included).
@@ -57,6 +67,7 @@ if $tessera list | grep -q '^  himeno:'; then
   $tessera compare himeno --size M --precision float --iters 10 --repeats 3 --warmup 1 --quiet \
     --csv "$out/himeno_M_all.csv" > "$out/himeno_M_all.txt" || true
 fi
+[ "$mode" = --himeno ] && { for f in "$out"/himeno_*.txt; do echo "--- $(basename "$f")"; sed -n '/^  roofline/p;/^kernel/,$p' "$f"; done; exit 0; }
 # GPU-only sweep over sizes, then the full side-by-side table at L.
 for size in M XL; do
   $tessera compare stream --size $size --repeats 30 --warmup 5 --quiet \

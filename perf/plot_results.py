@@ -57,14 +57,16 @@ def main():
                 continue
             r = match[0]
             x = ki + (vi - (len(variants) - 1) / 2) * width
-            bar = ax.bar(x, r["gbs"], width, color=f"C{vi}", label=v if ki == 0 else None)
+            color = f"C{vi}" if len(variants) <= 10 else plt.cm.tab20(vi % 20)  # distinct beyond 10
+            ax.bar(x, r["gbs"], width, color=color, label=v if ki == 0 else None)
             ax.annotate(f'{r["roof_pct"]:.0f}%', (x, r["gbs"]), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(kernels)))
     ax.set_xticklabels(kernels)
     ax.set_ylabel("GB/s")
     ax.set_yscale("log")
     ax.set_ylim(top=max(r["gbs"] for r in rows) * 12)  # room for the legend above the bars
-    ax.set_title(args.title or f'tessera compare {rows[0]["workload"]} (labels: % of measured roofline)')
+    ax.set_title(args.title or f'tessera compare {rows[0]["workload"]} (labels: % of measured roofline)', fontsize=9,
+                 wrap=True)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     tmp = args.output + ".tmp.png"

@@ -49,13 +49,15 @@ __device__ __forceinline__ T residual(const HimenoFields<T>& f, long long c, T p
 constexpr int kK = 32, kJ = 8, kThreads = kK * kJ;  // block: a warp along k, 8 rows of j
 constexpr int kChunk = 8;                           // planes of i per march block
 
-template <class T>
+// kAligned: a warp covers k = 32 q .. 32 q + 31, one 128-byte line of float
+// (the first and last k idle), instead of k = 1 + 32 q .., which straddles two.
+template <class T, bool kAligned>
 __global__ void __launch_bounds__(kThreads) jacobi_naive(HimenoFields<T> f, T omega, double* partial) {
-  const int k = 1 + blockIdx.x * kK + threadIdx.x;
+  const int k = (kAligned ? 0 : 1) + blockIdx.x * kK + threadIdx.x;
   const int j = 1 + blockIdx.y * kJ + threadIdx.y;
   const int i = 1 + blockIdx.z;
   double acc = 0;
-  if (k < f.nk - 1 && j < f.nj - 1) {
+  if ((!kAligned || k >= 1) && k < f.nk - 1 && j < f.nj - 1) {
     const long long c = i * f.stride_i + j * f.stride_j + k;
     const T p0 = __ldg(f.p + c);
     const T ss = residual(f, c, __ldg(f.p + c - f.stride_i), p0, __ldg(f.p + c + f.stride_i));
@@ -171,11 +173,15 @@ void sweep_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, HimenoK
   }
   const int ni = f.ni - 2, nj = f.nj - 2, nk = f.nk - 2;  // interior extents
   const dim3 block(kK, kJ);
-  dim3 grid((nk + kK - 1) / kK, (nj + kJ - 1) / kJ, kernel == HimenoKernel::naive ? ni : (ni + kChunk - 1) / kChunk);
+  const bool per_point = kernel != HimenoKernel::march;
+  dim3 grid(((kernel == HimenoKernel::aligned ? f.nk : nk) + kK - 1) / kK, (nj + kJ - 1) / kJ,
+            per_point ? ni : (ni + kChunk - 1) / kChunk);
   const unsigned blocks = grid.x * grid.y * grid.z;
   ReduceWorkspace& ws = reduce_workspace(stream, blocks);
   if (kernel == HimenoKernel::naive)
-    jacobi_naive<T><<<grid, block, 0, stream>>>(f, omega, ws.partial);
+    jacobi_naive<T, false><<<grid, block, 0, stream>>>(f, omega, ws.partial);
+  else if (kernel == HimenoKernel::aligned)
+    jacobi_naive<T, true><<<grid, block, 0, stream>>>(f, omega, ws.partial);
   else
     jacobi_march<T><<<grid, block, 0, stream>>>(f, omega, ws.partial);
   check(cudaGetLastError(), "himeno_sweep launch");

@@ -71,27 +71,21 @@ int world_size() {
   return n;
 }
 
-double world_sum(double v) {
 #if TESSERA_HAS_MPI
-  if (mpi_up()) {
-    double s = 0;
-    MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return s;
-  }
-#endif
-  return v;
+namespace {
+double world_reduce(double v, MPI_Op op) {
+  if (!mpi_up()) return v;
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  return r;
 }
-
-double world_max(double v) {
-#if TESSERA_HAS_MPI
-  if (mpi_up()) {
-    double s = 0;
-    MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return s;
-  }
+}  // namespace
+double world_sum(double v) { return world_reduce(v, MPI_SUM); }
+double world_max(double v) { return world_reduce(v, MPI_MAX); }
+#else
+double world_sum(double v) { return v; }
+double world_max(double v) { return v; }
 #endif
-  return v;
-}
 
 void world_barrier() {
 #if TESSERA_HAS_MPI

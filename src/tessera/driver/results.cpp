@@ -104,6 +104,13 @@ void print_report(const Report& r, std::ostream& out) {
   };
   line(head);
   for (const auto& row : cells) line(row);
+  bool notes = false;
+  for (const auto& row : r.rows)
+    if (row.result.ran && !row.result.note.empty()) {
+      if (!notes) out << "\nnotes:\n";
+      notes = true;
+      out << "  " << row.variant << " (" << row.kernel << "): " << row.result.note << "\n";
+    }
   if (!r.all_valid()) out << "\nFAILED: some variant did not match the reference\n";
 }
 
@@ -136,7 +143,7 @@ void write_csv(const Report& r, const std::string& path) {
   std::ostringstream s;
   s << std::setprecision(10);
   s << "workload,kernel,variant,platform,hardware,median_s,min_s,max_s,repeats,bytes,flops,gbs,gflops,"
-       "roofline_gbs,roof_pct,speedup,valid,error,tolerance\n";
+       "roofline_gbs,roof_pct,speedup,valid,error,tolerance,note\n";
   for (const auto& row : r.rows) {
     if (!row.result.ran) continue;
     const auto& k = row.result;
@@ -146,7 +153,7 @@ void write_csv(const Report& r, const std::string& path) {
     s << r.workload << "," << row.kernel << "," << row.variant << "," << pid << "," << csv_field(hw) << ","
       << k.time.median << "," << k.time.min << "," << k.time.max << "," << k.time.repeats << "," << k.bytes << ","
       << k.flops << "," << row.gbs << "," << row.gflops << "," << roof << "," << row.roof_pct << "," << row.speedup
-      << "," << (k.valid ? 1 : 0) << "," << k.error << "," << k.tolerance << "\n";
+      << "," << (k.valid ? 1 : 0) << "," << k.error << "," << k.tolerance << "," << csv_field(k.note) << "\n";
   }
   write_file_atomically(path, s.str());
 }

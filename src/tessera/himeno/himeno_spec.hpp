@@ -6,6 +6,7 @@
 #include "tessera/config.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
+#include "tessera/himeno/impl/himeno_kokkos_pointwise.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/himeno/himeno_native_cuda.hpp"
@@ -23,7 +24,8 @@ template <class ExecSpace, class State, class Enable = void>
 struct SweepSpec {
   template <class Accum, class Result>
   static void apply(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
-    if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march)
+    if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march ||
+        opt.kernel == Kernel::native_aligned)
       throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
     // automatic: rows on CPUs (2.4-5x mdrange, docs/perf/himeno.md), teamscratch
@@ -32,6 +34,8 @@ struct SweepSpec {
       sweep_rows<Accum>(exec, s, opt, result);
     else if (opt.kernel == Kernel::mdrange)
       sweep_mdrange<Accum>(exec, s, opt, result);
+    else if (opt.kernel == Kernel::pointwise)
+      sweep_pointwise<Accum>(exec, s, opt, result);
     else
       sweep_teamscratch<Accum>(exec, s, opt, result);
   }
@@ -85,15 +89,18 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
   static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, Result& result) {
     native_cuda::HimenoFields<typename State::scalar_type> f;
     if (opt.kernel == Kernel::mdrange || opt.kernel == Kernel::teamscratch || opt.kernel == Kernel::rows ||
+        opt.kernel == Kernel::pointwise ||
         !native_fields(s, f)) {
       SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
       return;
     }
     f = slice_planes(f, plane_range(s.grid.imax, opt));
-    // automatic: the one-thread-per-point kernel, as fast as the march at L
-    // and XL and faster at M on the H100 (docs/perf/himeno.md).
-    const auto kind =
-        opt.kernel == Kernel::native_march ? native_cuda::HimenoKernel::march : native_cuda::HimenoKernel::naive;
+    // automatic: one thread per point with warps on 128-byte lines, the
+    // fastest at M to XL on the H100 (docs/perf/himeno.md: +20% over the
+    // same kernel with warps starting at k = 1).
+    const auto kind = opt.kernel == Kernel::native_march   ? native_cuda::HimenoKernel::march
+                      : opt.kernel == Kernel::native_naive ? native_cuda::HimenoKernel::naive
+                                                           : native_cuda::HimenoKernel::aligned;
     if constexpr (Kokkos::is_view<Result>::value) {
       constexpr bool device_double =
           std::is_same_v<typename Result::non_const_value_type, double> &&

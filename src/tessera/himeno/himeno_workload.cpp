@@ -208,15 +208,20 @@ class HimenoWorkload final : public driver::Workload {
 #if defined(KOKKOS_ENABLE_OPENMP)
     v.push_back({"kokkos-mdrange@OpenMP", Platform::cpu, "portable MDRange kernel, OpenMP backend"});
     v.push_back({"kokkos-teamscratch@OpenMP", Platform::cpu, "portable 3-plane team-scratch kernel, OpenMP backend"});
+    v.push_back({"kokkos-rows@OpenMP", Platform::cpu, "portable k-row kernel the compiler vectorises, OpenMP backend"});
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
     v.push_back({"kokkos-mdrange@Cuda", Platform::gpu, "portable MDRange kernel, Cuda backend"});
     v.push_back({"kokkos-teamscratch@Cuda", Platform::gpu, "portable 3-plane team-scratch kernel, Cuda backend"});
+    v.push_back({"kokkos-pointwise@Cuda", Platform::gpu,
+                 "portable one-point-per-item kernel, warps on 128-byte lines, Cuda backend"});
 #endif
 #if TESSERA_HAS_CUDA_NATIVE
-    v.push_back({"native-cuda", Platform::gpu,
-                 "native CUDA, one thread per point, caches do the reuse (what tessera::himeno picks on Cuda)"});
+    v.push_back({"native-cuda-naive", Platform::gpu,
+                 "native CUDA, one thread per point from k = 1, caches do the reuse (the paper's first rung)"});
     v.push_back({"native-cuda-march", Platform::gpu, "native CUDA, i-marching columns, p reused in registers"});
+    v.push_back({"native-cuda", Platform::gpu,
+                 "native CUDA, one thread per point, warps on 128-byte lines (what tessera::himeno picks on Cuda)"});
     if (one_rank)
       v.push_back({"native-cuda-fused2", Platform::gpu,
                    "native CUDA, two sweeps per pass over memory (temporal blocking)"});
@@ -434,15 +439,18 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "kokkos-mdrange@OpenMP") return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::mdrange, variant);
     if (variant == "kokkos-teamscratch@OpenMP")
       return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::teamscratch, variant);
+    if (variant == "kokkos-rows@OpenMP") return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant);
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
     if (variant == "kokkos-mdrange@Cuda") return run_kokkos<Kokkos::Cuda, S, A>(rs, Kernel::mdrange, variant);
     if (variant == "kokkos-teamscratch@Cuda") return run_kokkos<Kokkos::Cuda, S, A>(rs, Kernel::teamscratch, variant);
+    if (variant == "kokkos-pointwise@Cuda") return run_kokkos<Kokkos::Cuda, S, A>(rs, Kernel::pointwise, variant);
 #endif
 #if TESSERA_HAS_CUDA_NATIVE
     // Native kernels sum gosa in double (also for --precision float).
     if (variant == "native-cuda") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant);
     if (variant == "native-cuda-march") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_march, variant);
+    if (variant == "native-cuda-naive") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_naive, variant);
     if (variant == "native-cuda-fused2") return run_fused2<S, A>(rs);
 #endif
     throw UsageError("himeno: no variant '" + variant + "'");
@@ -616,7 +624,7 @@ class HimenoWorkload final : public driver::Workload {
       if (pair)
         native_cuda::himeno_sweeps_fused2_async(exec.cuda_stream(), f, st.omega, gosa.data() + n);
       else
-        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, st.omega, native_cuda::HimenoKernel::march,
+        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, st.omega, native_cuda::HimenoKernel::aligned,
                                         gosa.data() + n);
       std::swap(st.p, st.wrk2);
       return pair ? 2 : 1;

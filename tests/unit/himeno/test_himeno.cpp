@@ -88,13 +88,15 @@ double rel_err(const std::vector<double>& x, const std::vector<double>& ref) {
 
 std::string kernel_name(const SweepOptions& o) {
   if (o.kernel == Kernel::mdrange) return "mdrange";
+  if (o.kernel == Kernel::pointwise) return "pointwise";
   return "teamscratch " + std::to_string(o.tile_i) + "x" + std::to_string(o.tile_j) + "x" + std::to_string(o.tile_k);
 }
 
-// mdrange, teamscratch with default tiles, and small tiles that leave partial
+// mdrange, pointwise, teamscratch with default tiles, and small tiles that leave partial
 // tiles in j and k and cut the march into segments.
 const SweepOptions kKernels[] = {{Kernel::mdrange, 0, 0, 0}, {Kernel::teamscratch, 0, 0, 0},
-                                 {Kernel::teamscratch, 3, 2, 5}, {Kernel::automatic, 4, 3, 7}};
+                                 {Kernel::teamscratch, 3, 2, 5}, {Kernel::automatic, 4, 3, 7},
+                                 {Kernel::pointwise, 0, 0, 0}};
 const Grid kSmallGrids[] = {{3, 3, 3}, {9, 10, 11}, {17, 13, 20}, {5, 40, 37}, {12, 7, 70}};
 
 template <class ExecSpace>

@@ -108,6 +108,7 @@ TYPED_TEST(HimenoMpi, SlabsGiveTheUndecomposedField) {
     slab_equals_whole<TypeParam, double, double>(g, Kernel::automatic, overlap, 3);
     slab_equals_whole<TypeParam, float, double>(g, Kernel::mdrange, overlap, 2);
     slab_equals_whole<TypeParam, float, float>(g, Kernel::teamscratch, overlap, 3);
+    slab_equals_whole<TypeParam, float, double>(g, Kernel::pointwise, overlap, 2);
   }
   // One plane per rank at 3 ranks: no interior, only boundary planes.
   slab_equals_whole<TypeParam, double, double>(make_grid(ranks() + 2, 7, 9), Kernel::automatic, true, 2);

@@ -87,7 +87,7 @@ template <class T>
 void check_sweep(int ni, int nj, int nk, HimenoKernel kernel) {
   const auto seed = tessera::test::fresh_seed();
   SCOPED_TRACE(std::to_string(ni) + "x" + std::to_string(nj) + "x" + std::to_string(nk) + " seed " +
-               std::to_string(seed) + (kernel == HimenoKernel::naive ? " naive" : " march"));
+               std::to_string(seed) + " kernel " + std::to_string(int(kernel)));
   auto g = random_grid<T>(ni, nj, nk, seed);
   const T omega = T(0.8);
   std::vector<double> ref;
@@ -115,7 +115,7 @@ void check_sweep(int ni, int nj, int nk, HimenoKernel kernel) {
 }
 
 TEST(HimenoNative, SweepsMatchTheListingOnRandomFields) {
-  for (auto kernel : {HimenoKernel::naive, HimenoKernel::march}) {
+  for (auto kernel : {HimenoKernel::naive, HimenoKernel::march, HimenoKernel::aligned}) {
     check_sweep<double>(9, 10, 11, kernel);
     check_sweep<double>(17, 13, 40, kernel);
     check_sweep<double>(33, 33, 65, kernel);

@@ -41,8 +41,10 @@ namespace tessera::himeno {
 // and rows on CPUs.
 // rows: one (i, j) row per work item, vectorised along k
 // (impl/himeno_kokkos_rows.hpp); for CPUs: correct on GPUs, but slow.
-// native_naive / native_march: the native CUDA kernels, Kokkos::Cuda only.
-enum class Kernel { automatic, mdrange, teamscratch, rows, native_naive, native_march };
+// pointwise: one point per work item in teams of 8 x 32 whose warps start on
+// 128-byte lines (impl/himeno_kokkos_pointwise.hpp); for GPUs.
+// native_naive / native_march / native_aligned: the native CUDA kernels, Kokkos::Cuda only.
+enum class Kernel { automatic, mdrange, teamscratch, rows, native_naive, native_march, native_aligned, pointwise };
 
 struct SweepOptions {
   // automatic: rows on CPUs, teamscratch on GPUs (the fastest of the
