@@ -177,7 +177,7 @@ void sweep_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, HimenoK
   dim3 grid(((kernel == HimenoKernel::aligned ? f.nk : nk) + kK - 1) / kK, (nj + kJ - 1) / kJ,
             per_point ? ni : (ni + kChunk - 1) / kChunk);
   const unsigned blocks = grid.x * grid.y * grid.z;
-  ReduceWorkspace& ws = reduce_workspace(stream, blocks);
+  ReduceWorkspace& ws = reduce_workspace(stream, blocks + kSumChunks);  // partials, then the chunk sums
   if (kernel == HimenoKernel::naive)
     jacobi_naive<T, false><<<grid, block, 0, stream>>>(f, omega, ws.partial);
   else if (kernel == HimenoKernel::aligned)
@@ -185,9 +185,9 @@ void sweep_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, HimenoK
   else
     jacobi_march<T><<<grid, block, 0, stream>>>(f, omega, ws.partial);
   check(cudaGetLastError(), "himeno_sweep launch");
-  // 10^4-10^5 blocks: a second small kernel adds their partials (a shared
-  // counter with one atomic per block would serialise them).
-  sum_partials<1024><<<1, 1024, 0, stream>>>(ws.partial, blocks, gosa);
+  // 10^4-10^6 blocks: later kernels add their partials (a shared counter
+  // with one atomic per block would serialise them).
+  sum_partials_async(stream, ws.partial, blocks, ws.partial + blocks, gosa);
   check(cudaGetLastError(), "himeno_sweep sum launch");
 }
 

@@ -123,6 +123,8 @@ TEST(HimenoNative, SweepsMatchTheListingOnRandomFields) {
     check_sweep<float>(17, 13, 40, kernel);
     check_sweep<float>(20, 37, 3, kernel);
   }
+  // More than 16 k blocks: partials summed in two passes.
+  check_sweep<double>(2050, 42, 40, HimenoKernel::aligned);
 }
 
 TEST(HimenoNative, AsyncSweepsLeaveTheGosaHistoryOnTheDevice) {
