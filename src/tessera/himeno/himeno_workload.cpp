@@ -169,6 +169,13 @@ TimingStats time_repeats_world(int warmup, int repeats, F&& f) {
   return summarize(std::move(t));
 }
 
+// The first count values of a rank-1 View (any memory), as doubles on the host.
+template <class View>
+std::vector<double> first_values(const View& v, int count) {
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<double>(h.data(), h.data() + count);
+}
+
 // How a variant advances its state: advance(n, limit) performs sweeps n, ...
 // (at most up to limit) and returns how many; history(count) gives the
 // global gosa of sweeps [0, count) (collective under MPI).
@@ -573,10 +580,7 @@ class HimenoWorkload final : public driver::Workload {
         sweep(exec, st, Kokkos::subview(gosa, n), opt);
         return 1;
       };
-      step.history = [&](int count) {
-        const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gosa);
-        return std::vector<double>(h.data(), h.data() + count);
-      };
+      step.history = [&](int count) { return first_values(gosa, count); };
       validation_run<ExecSpace, S, A>(exec, st, first, step, r, variant);
       // Timed calls: iters queued sweeps each (no host sync between sweeps),
       // going on from the state reached: the values do not change the work.
@@ -639,10 +643,7 @@ class HimenoWorkload final : public driver::Workload {
     };
     Stepper step;
     step.advance = advance;
-    step.history = [&](int count) {
-      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gosa);
-      return std::vector<double>(h.data(), h.data() + count);
-    };
+    step.history = [&](int count) { return first_values(gosa, count); };
     validation_run<Kokkos::Cuda, S, A>(exec, st, first, step, r, "native-cuda-fused2");
     r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
       for (int n = 0; n < iters_;) n += advance(n, iters_);
