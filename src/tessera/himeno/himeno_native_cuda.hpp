@@ -20,6 +20,8 @@ enum class HimenoKernel {
   naive,  // one thread per point, the caches do the reuse
   march,  // one thread per (j, k) column piece, marching in i: p reused in registers
   aligned,  // naive with warps on 128-byte lines (k = 0 .. 31 per warp, the boundary k idle)
+  vector,   // 16 bytes of k points per thread (float4 / double2 loads); aligned where the
+            // rows are not 16-byte aligned
 };
 
 double himeno_sweep(cudaStream_t stream, const HimenoFields<float>& f, float omega, HimenoKernel kernel);

@@ -25,7 +25,7 @@ struct SweepSpec {
   template <class Accum, class Result>
   static void apply(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
     if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march ||
-        opt.kernel == Kernel::native_aligned)
+        opt.kernel == Kernel::native_aligned || opt.kernel == Kernel::native_vector)
       throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
     // automatic: rows on CPUs (2.4-5x mdrange, docs/perf/himeno.md), teamscratch
@@ -47,14 +47,8 @@ struct SweepSpec {
 // allocates). Returns false for states that do not fit (then: portable).
 template <class State>
 bool native_fields(const State& s, native_cuda::HimenoFields<typename State::scalar_type>& f) {
-  const auto& p = s.p;
-  const long long si = p.stride(0), sj = p.stride(1), plane = si * p.extent(0);
-  auto same3 = [&](const auto& v) { return v.stride(0) == si && v.stride(1) == sj && v.stride(2) == 1; };
-  auto same4 = [&](const auto& v) {
-    return v.stride(1) == si && v.stride(2) == sj && v.stride(3) == 1 && (long long)v.stride(0) == plane;
-  };
-  if (!(same3(s.p) && same3(s.wrk2) && same3(s.bnd) && same3(s.wrk1) && same4(s.a) && same4(s.b) && same4(s.c)))
-    return false;
+  if (!uniform_layout(s)) return false;
+  const long long si = s.p.stride(0), sj = s.p.stride(1), plane = si * s.p.extent(0);
   f = {s.a.data(), s.a.data() + plane, s.a.data() + 2 * plane, s.a.data() + 3 * plane,
        s.b.data(), s.b.data() + plane, s.b.data() + 2 * plane,
        s.c.data(), s.c.data() + plane, s.c.data() + 2 * plane,
@@ -95,12 +89,13 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
       return;
     }
     f = slice_planes(f, plane_range(s.grid.imax, opt));
-    // automatic: one thread per point with warps on 128-byte lines, the
-    // fastest at M to XL on the H100 (docs/perf/himeno.md: +20% over the
-    // same kernel with warps starting at k = 1).
-    const auto kind = opt.kernel == Kernel::native_march   ? native_cuda::HimenoKernel::march
-                      : opt.kernel == Kernel::native_naive ? native_cuda::HimenoKernel::naive
-                                                           : native_cuda::HimenoKernel::aligned;
+    // automatic: 16 bytes of k points per thread, warps on 512-byte lines, the
+    // fastest at L and XL on the H100 (docs/perf/himeno.md: 89-100% of copy);
+    // rows that are not whole 16-byte vectors run the aligned kernel.
+    const auto kind = opt.kernel == Kernel::native_march     ? native_cuda::HimenoKernel::march
+                      : opt.kernel == Kernel::native_naive   ? native_cuda::HimenoKernel::naive
+                      : opt.kernel == Kernel::native_aligned ? native_cuda::HimenoKernel::aligned
+                                                             : native_cuda::HimenoKernel::vector;
     if constexpr (Kokkos::is_view<Result>::value) {
       constexpr bool device_double =
           std::is_same_v<typename Result::non_const_value_type, double> &&

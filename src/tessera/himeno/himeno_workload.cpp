@@ -227,8 +227,11 @@ class HimenoWorkload final : public driver::Workload {
     v.push_back({"native-cuda-naive", Platform::gpu,
                  "native CUDA, one thread per point from k = 1, caches do the reuse (the paper's first rung)"});
     v.push_back({"native-cuda-march", Platform::gpu, "native CUDA, i-marching columns, p reused in registers"});
+    v.push_back({"native-cuda-aligned", Platform::gpu,
+                 "native CUDA, one thread per point, warps on 128-byte lines"});
     v.push_back({"native-cuda", Platform::gpu,
-                 "native CUDA, one thread per point, warps on 128-byte lines (what tessera::himeno picks on Cuda)"});
+                 "native CUDA, 16 bytes of k per thread (float4/double2), warps on 512-byte lines "
+                 "(what tessera::himeno picks on Cuda)"});
     if (one_rank)
       v.push_back({"native-cuda-fused2", Platform::gpu,
                    "native CUDA, two sweeps per pass over memory (temporal blocking)"});
@@ -466,6 +469,7 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "native-cuda") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant);
     if (variant == "native-cuda-march") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_march, variant);
     if (variant == "native-cuda-naive") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_naive, variant);
+    if (variant == "native-cuda-aligned") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_aligned, variant);
     if (variant == "native-cuda-fused2") return run_fused2<S, A>(rs);
 #endif
     throw UsageError("himeno: no variant '" + variant + "'");
@@ -636,7 +640,7 @@ class HimenoWorkload final : public driver::Workload {
       if (pair)
         native_cuda::himeno_sweeps_fused2_async(exec.cuda_stream(), f, st.omega, gosa.data() + n);
       else
-        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, st.omega, native_cuda::HimenoKernel::aligned,
+        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, st.omega, native_cuda::HimenoKernel::vector,
                                         gosa.data() + n);
       std::swap(st.p, st.wrk2);
       return pair ? 2 : 1;

@@ -1,5 +1,6 @@
 #include "exec_spaces.hpp"
 #include "tessera/core/build_info.hpp"
+#include "tessera/core/fast_div.hpp"
 #include "tessera/core/pack.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/core/timer.hpp"
@@ -10,6 +11,25 @@
 #include <thread>
 
 namespace {
+
+// Against the hardware division: small and power-of-two divisors, divisors
+// near 2^31, dividends at the ends of the range and fresh random ones.
+TEST(FastDiv, EqualsIntegerDivision) {
+  const auto seed = tessera::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<int> divisors = {1, 2, 3, 5, 7, 16, 17, 30, 32, 33, 254, 255, 256, 1000, 65535, 65536, 65537,
+                               (1 << 30) - 1, 1 << 30, (1 << 30) + 1, 2147483647};
+  for (int r = 0; r < 200; ++r)
+    divisors.push_back(1 + int(tessera::random_uniform(seed, r, 0.0, 1.0) * 2147483646.0));
+  for (int d : divisors) {
+    const tessera::FastDiv fd(d);
+    std::vector<int> ns = {0, 1, d - 1, d, 2147483647, 2147483646};
+    if (d < 1073741824) ns.push_back(2 * d - 1), ns.push_back(2 * d);
+    for (int r = 0; r < 500; ++r) ns.push_back(int(tessera::random_uniform(seed + d, r, 0.0, 1.0) * 2147483647.0));
+    for (int n : ns) ASSERT_EQ(fd.quotient(n), n / d) << n << " / " << d;
+  }
+  EXPECT_THROW(tessera::FastDiv(0), std::invalid_argument);
+}
 
 TEST(Timing, MedianOfOddAndEvenCounts) {
   auto s = tessera::summarize({5.0, 1.0, 3.0});

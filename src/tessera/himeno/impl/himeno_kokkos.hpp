@@ -43,8 +43,19 @@ namespace tessera::himeno {
 // (impl/himeno_kokkos_rows.hpp); for CPUs: correct on GPUs, but slow.
 // pointwise: one point per work item in teams of 8 x 32 whose warps start on
 // 128-byte lines (impl/himeno_kokkos_pointwise.hpp); for GPUs.
-// native_naive / native_march / native_aligned: the native CUDA kernels, Kokkos::Cuda only.
-enum class Kernel { automatic, mdrange, teamscratch, rows, native_naive, native_march, native_aligned, pointwise };
+// native_naive / native_march / native_aligned / native_vector: the native
+// CUDA kernels, Kokkos::Cuda only.
+enum class Kernel {
+  automatic,
+  mdrange,
+  teamscratch,
+  rows,
+  native_naive,
+  native_march,
+  native_aligned,
+  pointwise,
+  native_vector
+};
 
 struct SweepOptions {
   // automatic: rows on CPUs, teamscratch on GPUs (the fastest of the
@@ -137,6 +148,20 @@ struct Arrays {
   typename State::View3 p, bnd, wrk1, wrk2;
   explicit Arrays(const State& s) : a(s.a), b(s.b), c(s.c), p(s.p), bnd(s.bnd), wrk1(s.wrk1), wrk2(s.wrk2) {}
 };
+
+// Whether all 14 arrays share p's (i, j) strides with k contiguous, and a, b,
+// c hold their coefficients one plane set apart (as HimenoState allocates
+// them): then raw pointers and one stride pair address every array.
+template <class State>
+bool uniform_layout(const State& s) {
+  const auto si = s.p.stride(0), sj = s.p.stride(1);
+  const auto set = si * s.p.extent(0);
+  auto same3 = [&](const auto& v) { return v.stride(0) == si && v.stride(1) == sj && v.stride(2) == 1; };
+  auto same4 = [&](const auto& v) {
+    return v.stride(0) == set && v.stride(1) == si && v.stride(2) == sj && v.stride(3) == 1;
+  };
+  return same3(s.p) && same3(s.wrk2) && same3(s.bnd) && same3(s.wrk1) && same4(s.a) && same4(s.b) && same4(s.c);
+}
 
 template <class State, class Init>
 struct Fill {
