@@ -31,6 +31,9 @@
 // On GPUs this is one thread per tile with small tiles in shared memory:
 // correct, slow (the native and teamscratch kernels are the ones there).
 //
+// Measured against two rows sweeps (2 threads, this project's -O3 flags):
+// 1.05-1.15x at M, 1.05-1.4x at L on a 2-core EPYC VM; on a 16-core Xeon
+// 1.1-1.25x at M but 0.8-0.95x at L (2 and 16 threads).
 // What limits it on CPUs: a core runs sweep 1 (waiting on DRAM) and sweep 2
 // (computing from cache) one after the other, not overlapped; and HimenoState
 // allocates the arrays alike, so rows of all 12 sit at one offset modulo
@@ -55,15 +58,16 @@
 
 namespace tessera::himeno::impl {
 
-// CPU tiles: 16 rows of whole k rows. Between sweep 1 and sweep 2 of a row
-// lie one tile plane of coefficients, 12 x 18 rows (216 KiB at M in float,
-// 864 KiB at L in double); the halo rows add 2/16 to sweep 1 (6% of the two
-// sweeps). 8 rows was 5-10% slower (halo), 32 the same as 16 (footprint).
+// CPU tiles: 32 rows of whole k rows. Between sweep 1 and sweep 2 of a row
+// lies one tile plane of coefficients, 12 x 34 rows (408 KiB at M in float,
+// 1.6 MiB at L in double); the halo rows add 2/32 to sweep 1 (3% of the two
+// sweeps). On a 2-core EPYC 32 rows was 2-5% faster than 16, 8 rows 5-10%
+// slower (halo); on a 16-core Xeon 16 and 32 measured the same.
 // Whole k rows: cutting them into 256-point tiles was 10-40% slower at M and
 // L (sweep 1's 13 DRAM streams restart at every tile row).
-inline constexpr int kFusedTileJ = 16;
+inline constexpr int kFusedTileJ = 32;
 // Rows longer than this are cut after all: it bounds the window (below) to
-// 8 x 18 x 2064 doubles = 2.3 MiB per thread.
+// 8 x 34 x 2064 doubles = 4.3 MiB per thread.
 inline constexpr int kFusedMaxTileK = 2048;
 // Chunks along i: at least 32 planes (the two halo planes of sweep 1 cost
 // 2/32 = 6% of it), fewer, longer chunks while there are at least
