@@ -3,6 +3,7 @@
 // accumulated in double per thread and reduced deterministically in the same
 // launch.
 #include "tessera/himeno/himeno_native_cuda.hpp"
+#include "tessera/himeno/himeno_chunk_order.hpp"
 
 #include "common/block_reduce.cuh"
 #include "common/reduce_workspace.cuh"
@@ -133,18 +134,35 @@ __device__ __forceinline__ RowHalo<T> load_row_halo(const T* x, int lane, bool h
   return r;
 }
 
+// Block order of the one-plane kernels: chunks of j-tiles, each walking all
+// its planes (himeno_chunk_order.hpp says why).
+struct ChunkOrder {
+  int nkt, njt, ni, cj;  // tiles along k and j, planes, j-tiles per chunk
+  __device__ __forceinline__ void tile(unsigned b, int& kt, int& jt, int& i) const {
+    kt = int(b % unsigned(nkt));
+    const unsigned r = b / unsigned(nkt), per_chunk = unsigned(cj) * unsigned(ni);
+    const int c = int(r / per_chunk), rem = int(r - c * per_chunk);
+    const int width = min(cj, njt - c * cj);  // the last chunk may be narrower
+    i = rem / width;
+    jt = c * cj + rem % width;
+  }
+};
+
 // One thread per 16 bytes of a k row (V = 4 float or 2 double points),
-// warps on 512-byte lines, rows of 8 j per block. Needs nk, the strides and
+// warps on 512-byte lines, rows of 8 j per block (ChunkOrder). Needs nk, the strides and
 // every array 16-byte aligned (vector_fits); the boundary k = 0 and nk-1 are
 // computed by nobody and stored by nobody (scalar stores on the edge vectors).
 constexpr int kVecJ = 8, kVecThreads = 32 * kVecJ;
 template <class T>
-__global__ void __launch_bounds__(kVecThreads, 2) jacobi_vec(HimenoFields<T> f, T omega, double* partial) {
+__global__ void __launch_bounds__(kVecThreads, 2)
+    jacobi_vec(HimenoFields<T> f, T omega, ChunkOrder order, double* partial) {
   constexpr int V = Vec16<T>::n;
   const int lane = threadIdx.x;
-  const int k0 = (blockIdx.x * 32 + lane) * V;
-  const int j = 1 + blockIdx.y * kVecJ + threadIdx.y;
-  const int i = 1 + blockIdx.z;
+  int kt, jt, i;
+  order.tile(blockIdx.x, kt, jt, i);
+  const int k0 = (kt * 32 + lane) * V;
+  const int j = 1 + jt * kVecJ + threadIdx.y;
+  ++i;
   double acc = 0;
   if (j < f.nj - 1) {  // the same for the whole warp (a warp is one row): shuffles stay converged
     const bool in_row = k0 < f.nk;
@@ -228,7 +246,7 @@ __global__ void __launch_bounds__(kThreads) jacobi_march(HimenoFields<T> f, T om
 // tile of (kTbJ-2) x (kTbK-2) points in (j, k) and a segment of kTbSeg planes
 // in i, and marches in i. Each step computes sweep 1 on plane i for the tile
 // and a one-point halo ring (the halo is recomputed by the neighbours too),
-// keeps the result in a 3-plane shared-memory ring, and computes sweep 2 on
+// keeps the result in a shared-memory ring of planes, and computes sweep 2 on
 // plane i-1 from that ring with the coefficients it loaded for sweep 1 one
 // step earlier, held in registers. So each coefficient is read from memory
 // once for two sweeps (plus the halo's share), and p1 never leaves the chip.
@@ -238,10 +256,16 @@ constexpr int kTbSeg = 64;
 // Two blocks per SM cap a thread at 64 registers: enough in float, but the 12
 // held double coefficients then spill (124 bytes per thread), so double runs
 // one block per SM with up to 128 registers.
+//
+// The ring has 4 slots, so one barrier per plane suffices: the slot a step
+// writes was last read two steps earlier, before the previous step's barrier
+// (3 slots and a second barrier: 2-4% slower on the H100, 1 block per SM in
+// float with 72 registers: 1-2% slower).
 template <class T>
 __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
     jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
-  __shared__ T ring[3][kTbJ][kTbK];  // p after sweep 1, planes i-2, i-1, i (slot = plane % 3)
+  constexpr int kRing = 4;
+  __shared__ T ring[kRing][kTbJ][kTbK];  // p after sweep 1 of planes i-3 .. i (slot = plane % 4)
   const int tk = threadIdx.x, tj = threadIdx.y;
   const int k = blockIdx.x * (kTbK - 2) + tk;  // this thread's point; the tile starts at k = 1
   const int j = blockIdx.y * (kTbJ - 2) + tj;
@@ -254,7 +278,7 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
   Coef<T> prev{};  // coefficients of plane i-1 (owners)
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
-    const int slot = i % 3;
+    const int slot = i % kRing;
     const long long c = i * si + cjk;
     // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
     Coef<T> cur{};
@@ -275,13 +299,13 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
     // Sweep 2 on plane i-1 from the ring.
     const int i2 = i - 1;
     if (owner && i2 >= is) {
-      const int s0 = i2 % 3;
-      const T ss = residual(prev, [&](int di, int dj, int dk) { return ring[(s0 + 3 + di) % 3][tj + dj][tk + dk]; });
+      const int s0 = i2 % kRing;
+      const T ss =
+          residual(prev, [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
       f.wrk2[i2 * si + cjk] = ring[s0][tj][tk] + omega * ss;
       g2 += double(ss) * double(ss);
     }
     prev = cur;
-    __syncthreads();  // the ring slot written next step was read above
   }
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
@@ -313,11 +337,12 @@ void sweep_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, HimenoK
   ReduceWorkspace* ws = nullptr;
   if (kernel == HimenoKernel::vector) {
     const int per_block = 32 * Vec16<T>::n;  // k points per block row
-    const dim3 grid((f.nk + per_block - 1) / per_block, (nj + kVecJ - 1) / kVecJ, ni);
-    blocks = grid.x * grid.y * grid.z;
+    ChunkOrder order{(f.nk + per_block - 1) / per_block, (nj + kVecJ - 1) / kVecJ, ni, 0};
+    order.cj = tessera::himeno::chunk_tiles(f.nk, kVecJ, sizeof(T), order.njt);
+    blocks = unsigned(order.nkt) * unsigned(order.njt) * unsigned(ni);
     ws = &reduce_workspace(stream, blocks + kSumChunks);
     prefer_l1(jacobi_vec<T>);
-    jacobi_vec<T><<<grid, dim3(32, kVecJ), 0, stream>>>(f, omega, ws->partial);
+    jacobi_vec<T><<<blocks, dim3(32, kVecJ), 0, stream>>>(f, omega, order, ws->partial);
   } else {
     const dim3 block(kK, kJ);
     const bool per_point = kernel != HimenoKernel::march;

@@ -235,6 +235,27 @@ double sweep(const ExecSpace& exec, HimenoState<Scalar, Mem>& s, const SweepOpti
   return double(gosa);
 }
 
+// Two Jacobi sweeps in one pass over memory (temporal blocking: the
+// coefficients are read once for both), queued on exec. The same wrk2 as
+// two sweep() calls: bit-identical on CPUs (the fused-rows kernel runs the
+// rows kernel's arithmetic), to rounding with the native CUDA kernel. gosa2 (a
+// contiguous rank-1 View, extent >= 2, memory exec can access) receives the
+// gosa of sweep 1 and sweep 2. Then p holds the second sweep's field
+// (one swap). On Kokkos::Cuda the native kernel runs for the whole interior;
+// a plane range (opt.i_begin/i_end: sweep 2 there needs sweep 1 one plane
+// beyond it, so p must be valid two planes around it) runs the portable kernel.
+template <class ExecSpace, class Scalar, class Mem, class GosaView>
+void sweep2(const ExecSpace& exec, HimenoState<Scalar, Mem>& s, const GosaView& gosa2, const SweepOptions& opt = {}) {
+  static_assert(Kokkos::is_view<GosaView>::value && GosaView::rank == 1,
+                "tessera::himeno::sweep2: gosa2 must be a rank-1 View");
+  using Accum = typename GosaView::non_const_value_type;
+  static_assert(std::is_floating_point_v<Accum>, "tessera::himeno::sweep2: gosa2 must be float or double");
+  static_assert(can_access_v<ExecSpace, GosaView>, "tessera::himeno::sweep2: exec cannot access gosa2's memory");
+  detail::require_usable<ExecSpace>("sweep2", s);
+  impl::Sweep2Spec<ExecSpace, HimenoState<Scalar, Mem>>::template apply<Accum>(exec, s, opt, gosa2);
+  std::swap(s.p, s.wrk2);
+}
+
 // The C code's jacobi(nn): iters sweeps, returns the last gosa; history (when
 // given) receives every sweep's gosa.
 template <class Accum = double, class ExecSpace, class Scalar, class Mem>

@@ -6,6 +6,7 @@
 #include "tessera/config.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
+#include "tessera/himeno/impl/himeno_kokkos_fused.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_pointwise.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
@@ -38,6 +39,15 @@ struct SweepSpec {
       sweep_pointwise<Accum>(exec, s, opt, result);
     else
       sweep_teamscratch<Accum>(exec, s, opt, result);
+  }
+};
+
+// Two fused sweeps (temporal blocking): the portable fused-rows kernel.
+template <class ExecSpace, class State, class Enable = void>
+struct Sweep2Spec {
+  template <class Accum, class GosaView>
+  static void apply(const ExecSpace& exec, const State& s, const SweepOptions& opt, const GosaView& gosa2) {
+    sweep2_rows<Accum>(exec, s, opt, gosa2);
   }
 };
 
@@ -108,6 +118,46 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
       }
     } else {
       result = Accum(native_cuda::himeno_sweep(exec.cuda_stream(), f, s.omega, kind));
+    }
+  }
+};
+
+// gosa2(n) = Accum(from(n)), n = 0, 1: the native kernels' double gosa into
+// a View of another type or memory space.
+template <class GosaView>
+struct CopyGosa2 {
+  Kokkos::View<double[2], Kokkos::CudaSpace> from;
+  GosaView to;
+  KOKKOS_INLINE_FUNCTION void operator()(int n) const { to(n) = typename GosaView::non_const_value_type(from(n)); }
+};
+
+// Native two-sweep kernel on Kokkos::Cuda for the whole interior (automatic
+// and native_*); a plane range (a slab's split) or a portable kernel's name
+// runs the portable fused-rows kernel (correct, slow on GPUs).
+template <class State>
+struct Sweep2Spec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State>>> {
+  template <class Accum, class GosaView>
+  static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, const GosaView& gosa2) {
+    native_cuda::HimenoFields<typename State::scalar_type> f;
+    const PlaneRange r = plane_range(s.grid.imax, opt);
+    const bool native_kind = opt.kernel == Kernel::automatic || opt.kernel == Kernel::native_naive ||
+                             opt.kernel == Kernel::native_march || opt.kernel == Kernel::native_aligned ||
+                             opt.kernel == Kernel::native_vector;
+    if (!native_kind || r.begin != 1 || r.end != s.grid.imax - 1 || !native_fields(s, f)) {
+      sweep2_rows<Accum>(exec, s, opt, gosa2);
+      return;
+    }
+    if (gosa2.extent(0) < 2 || gosa2.stride(0) != 1)
+      throw std::invalid_argument("tessera::himeno::sweep2: gosa2 must be a contiguous View of at least 2 values");
+    constexpr bool device_double = std::is_same_v<typename GosaView::non_const_value_type, double> &&
+                                   Kokkos::SpaceAccessibility<Kokkos::Cuda, typename GosaView::memory_space>::accessible;
+    if constexpr (device_double) {
+      native_cuda::himeno_sweeps_fused2_async(exec.cuda_stream(), f, s.omega, gosa2.data());  // no host sync
+    } else {
+      const Kokkos::View<double[2], Kokkos::CudaSpace> tmp(Kokkos::view_alloc("himeno::gosa2", exec));
+      native_cuda::himeno_sweeps_fused2_async(exec.cuda_stream(), f, s.omega, tmp.data());
+      Kokkos::parallel_for("tessera::himeno::sweep2[gosa]", Kokkos::RangePolicy<Kokkos::Cuda>(exec, 0, 2),
+                           CopyGosa2<GosaView>{tmp, gosa2});
     }
   }
 };

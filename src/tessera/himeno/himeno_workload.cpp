@@ -71,24 +71,26 @@ struct HostArrays {
   }
 };
 
-// One sweep of jacobi() in himenoBMTxps.c, gosa summed in A by one
-// accumulator over planes [gosa_lo, gosa_hi) (default: all); then p and wrk2
-// swap (the C code copies wrk2 into p).
+// One sweep of jacobi() in himenoBMTxps.c, gosa summed in A over planes
+// [gosa_lo, gosa_hi) (default: all); then p and wrk2 swap (the C code copies
+// wrk2 into p). One thread and one accumulator, as the C code (the timed
+// serial-reference); threaded: planes on the host threads, a sum per plane,
+// added in plane order (the validation reference: XL in seconds, not minutes).
 template <class A, class S>
-A reference_sweep(HostArrays<S>& h, int gosa_lo = 0, int gosa_hi = 1 << 30) {
+A reference_sweep(HostArrays<S>& h, int gosa_lo = 0, int gosa_hi = 1 << 30, bool threaded = false) {
   const std::int64_t sj = h.g.kmax, si = std::int64_t(h.g.jmax) * h.g.kmax;
   const S *a0 = h.a[0].data(), *a1 = h.a[1].data(), *a2 = h.a[2].data(), *a3 = h.a[3].data();
   const S *b0 = h.b[0].data(), *b1 = h.b[1].data(), *b2 = h.b[2].data();
   const S *c0 = h.c[0].data(), *c1 = h.c[1].data(), *c2 = h.c[2].data();
-  const S *bnd = h.bnd.data(), *wrk1 = h.wrk1.data();
+  const S *bnd = h.bnd.data(), *wrk1 = h.wrk1.data(), *p0 = h.p.data();
   S* wrk2 = h.wrk2.data();
   const S omega = h.omega;
-  A gosa = 0;
-  for (int i = 1; i < h.g.imax - 1; ++i)
-    for (int j = 1; j < h.g.jmax - 1; ++j)
-      for (int k = 1; k < h.g.kmax - 1; ++k) {
+  const int jmax = h.g.jmax, kmax = h.g.kmax;
+  auto plane = [=](int i, A& gosa) {
+    for (int j = 1; j < jmax - 1; ++j)
+      for (int k = 1; k < kmax - 1; ++k) {
         const std::int64_t x = i * si + j * sj + k;
-        const S* p = h.p.data() + x;
+        const S* p = p0 + x;
         const S s0 = a0[x] * p[si] + a1[x] * p[sj] + a2[x] * p[1] +
                      b0[x] * (p[si + sj] - p[si - sj] - p[-si + sj] + p[-si - sj]) +
                      b1[x] * (p[sj + 1] - p[-sj + 1] - p[sj - 1] + p[-sj - 1]) +
@@ -98,6 +100,18 @@ A reference_sweep(HostArrays<S>& h, int gosa_lo = 0, int gosa_hi = 1 << 30) {
         if (i >= gosa_lo && i < gosa_hi) gosa += A(ss) * A(ss);
         wrk2[x] = p[0] + omega * ss;
       }
+  };
+  A gosa = 0;
+  if (threaded) {
+    std::vector<A> part(std::size_t(h.g.imax), A(0));
+    Kokkos::parallel_for("tessera::himeno::reference_sweep",
+                         Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(1, h.g.imax - 1),
+                         [&](int i) { plane(i, part[std::size_t(i)]); });
+    Kokkos::fence();
+    for (const A& g : part) gosa += g;
+  } else {
+    for (int i = 1; i < h.g.imax - 1; ++i) plane(i, gosa);
+  }
   std::swap(h.p, h.wrk2);
   return gosa;
 }
@@ -216,6 +230,9 @@ class HimenoWorkload final : public driver::Workload {
     v.push_back({"kokkos-mdrange@OpenMP", Platform::cpu, "portable MDRange kernel, OpenMP backend"});
     v.push_back({"kokkos-teamscratch@OpenMP", Platform::cpu, "portable 3-plane team-scratch kernel, OpenMP backend"});
     v.push_back({"kokkos-rows@OpenMP", Platform::cpu, "portable k-row kernel the compiler vectorises, OpenMP backend"});
+    if (one_rank)
+      v.push_back({"kokkos-fused2@OpenMP", Platform::cpu,
+                   "portable fused-rows kernel, two sweeps per pass over memory (temporal blocking), OpenMP backend"});
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
     v.push_back({"kokkos-mdrange@Cuda", Platform::gpu, "portable MDRange kernel, Cuda backend"});
@@ -388,7 +405,8 @@ class HimenoWorkload final : public driver::Workload {
       HostArrays<S> h(grid_, g0, g1, init);
       Reference r;
       r.pmax = max_abs(h.p);
-      for (int n = 0; n < iters_; ++n) r.gosa.push_back(driver::world_sum(reference_sweep<double>(h, own_lo, own_hi)));
+      for (int n = 0; n < iters_; ++n)
+        r.gosa.push_back(driver::world_sum(reference_sweep<double>(h, own_lo, own_hi, true)));
       r.pmax = driver::world_max(std::max(r.pmax, max_abs(h.p)));
       const std::size_t plane = std::size_t(grid_.jmax) * grid_.kmax;
       r.p.assign(h.p.begin() + own_lo * plane, h.p.begin() + own_hi * plane);
@@ -458,6 +476,7 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "kokkos-teamscratch@OpenMP")
       return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::teamscratch, variant);
     if (variant == "kokkos-rows@OpenMP") return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant);
+    if (variant == "kokkos-fused2@OpenMP") return run_fused2<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant);
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
     if (variant == "kokkos-mdrange@Cuda") return run_kokkos<Kokkos::Cuda, S, A>(rs, Kernel::mdrange, variant);
@@ -470,7 +489,8 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "native-cuda-march") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_march, variant);
     if (variant == "native-cuda-naive") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_naive, variant);
     if (variant == "native-cuda-aligned") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_aligned, variant);
-    if (variant == "native-cuda-fused2") return run_fused2<S, A>(rs);
+    if (variant == "native-cuda-fused2")
+      return run_fused2<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant);
 #endif
     throw UsageError("himeno: no variant '" + variant + "'");
   }
@@ -622,39 +642,37 @@ class HimenoWorkload final : public driver::Workload {
 #endif
   }
 
-#if TESSERA_HAS_CUDA_NATIVE
-  // Temporal blocking: pairs of sweeps fused in one pass (a sweep left alone
-  // before a checkpoint or at the end runs alone); gosa of every sweep kept.
-  template <class S, class A>
-  KernelResult run_fused2(const RunSettings& rs) const {
+  // Temporal blocking (sweep2): pairs of sweeps fused in one pass (a sweep
+  // left alone before a checkpoint or at the end runs alone, with the same
+  // kernel choice); gosa of every sweep kept. One rank.
+  template <class ExecSpace, class S, class A, class G = A>
+  KernelResult run_fused2(const RunSettings& rs, Kernel kernel, const std::string& variant) const {
+    using Mem = typename ExecSpace::memory_space;
     KernelResult r = result_row();
-    Kokkos::Cuda exec;
-    HimenoState<S, Kokkos::CudaSpace> st(slab_.local);
+    ExecSpace exec;
+    HimenoState<S, Mem> st(slab_.local);
     initial_state(exec, st);
     const int first = restore(exec, st);
-    Kokkos::View<double*, Kokkos::CudaSpace> gosa("himeno::gosa", iters_ + 1);
+    SweepOptions opt;
+    opt.kernel = kernel;
+    Kokkos::View<G*, Mem> gosa("himeno::gosa", iters_ + 1);
     auto advance = [&](int n, int limit) {
-      native_cuda::HimenoFields<S> f;
-      if (!impl::native_fields(st, f)) throw std::runtime_error("himeno: state layout unfit for native kernels");
-      const bool pair = n + 1 < limit;
-      if (pair)
-        native_cuda::himeno_sweeps_fused2_async(exec.cuda_stream(), f, st.omega, gosa.data() + n);
-      else
-        native_cuda::himeno_sweep_async(exec.cuda_stream(), f, st.omega, native_cuda::HimenoKernel::vector,
-                                        gosa.data() + n);
-      std::swap(st.p, st.wrk2);
-      return pair ? 2 : 1;
+      if (n + 1 < limit) {
+        sweep2(exec, st, Kokkos::subview(gosa, std::make_pair(n, n + 2)), opt);
+        return 2;
+      }
+      sweep(exec, st, Kokkos::subview(gosa, n), opt);
+      return 1;
     };
     Stepper step;
     step.advance = advance;
     step.history = [&](int count) { return first_values(gosa, count); };
-    validation_run<Kokkos::Cuda, S, A>(exec, st, first, step, r, "native-cuda-fused2");
+    validation_run<ExecSpace, S, A>(exec, st, first, step, r, variant);
     r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
       for (int n = 0; n < iters_;) n += advance(n, iters_);
     });
     return r;
   }
-#endif
 
   Grid grid_ = named_grid("S");
   std::string size_name_ = "S", prec_name_ = "float";

@@ -232,4 +232,51 @@ TYPED_TEST(HimenoFused, RepeatedUseMatchesFourRowsSweeps) {
   EXPECT_TRUE(std::equal(p.begin(), p.end(), p_ref.begin(), same_bits<float>));
 }
 
+// The public sweep2 (on Kokkos::Cuda: the native two-sweep kernel) against
+// two automatic sweeps, over several fused pairs: the same p to rounding
+// (native kernels' FMA contractions differ from the portable ones'), both
+// gosas, into double and float Views (the latter converted on Cuda). Grids
+// with partial tiles everywhere.
+template <class S, class G, class ExecSpace>
+void check_public_sweep2(const Grid& g) {
+  const SweepOptions opt;
+  using Mem = typename ExecSpace::memory_space;
+  ExecSpace exec;
+  const auto seed = tessera::test::fresh_seed();
+  SCOPED_TRACE(std::string(ExecSpace::name()) + " grid " + g.str() + ", storage " + (sizeof(S) == 4 ? "float" : "double") +
+               ", gosa " + (sizeof(G) == 4 ? "float" : "double") + ", seed " + std::to_string(seed));
+  HimenoState<S, Mem> s(g), ref(g);
+  initialize_random(exec, s, seed);
+  initialize_random(exec, ref, seed);
+  Kokkos::View<G*, Mem> gosa2("gosa2", 2);
+  const double eps = std::numeric_limits<S>::epsilon(), geps = std::numeric_limits<G>::epsilon();
+  for (int pair = 0; pair < 2; ++pair) {
+    sweep2(exec, s, gosa2, opt);
+    const auto got = host_values(gosa2);
+    const double want1 = sweep<double>(exec, ref, opt), want2 = sweep<double>(exec, ref, opt);
+    // p changes by ~1 per sweep: relative differences of a few eps per sweep;
+    // gosa sums n such squares.
+    const double n = double(g.interior());
+    const double tol = 256 * eps + 4 * n * geps;
+    EXPECT_NEAR(double(got[0]), want1, tol * want1) << "gosa of sweep 1, pair " << pair;
+    EXPECT_NEAR(double(got[1]), want2, tol * want2) << "gosa of sweep 2, pair " << pair;
+    EXPECT_GT(want2, 0.0);
+  }
+  const auto p = host_values(s.p), p_ref = host_values(ref.p);
+  int bad = 0;
+  for (std::size_t x = 0; x < p.size(); ++x)
+    if (!(std::abs(double(p[x]) - double(p_ref[x])) <= 256 * eps * (1 + std::abs(double(p_ref[x]))))) {
+      if (++bad <= 3) ADD_FAILURE() << "p differs at " << point(g, x) << ": " << p[x] << " vs " << p_ref[x];
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TYPED_TEST(HimenoFused, PublicSweep2MatchesTwoSweeps) {
+  for (const Grid& g : {Grid{5, 6, 7}, Grid{19, 35, 70}, Grid{70, 17, 33}}) {
+    check_public_sweep2<float, double, TypeParam>(g);
+    check_public_sweep2<double, double, TypeParam>(g);
+    check_public_sweep2<float, float, TypeParam>(g);
+  }
+}
+
 }  // namespace

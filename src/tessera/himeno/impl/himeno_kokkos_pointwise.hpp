@@ -5,12 +5,18 @@
 // so a warp is 32 consecutive k starting on a 128-byte line (k = 0 .. 31,
 // 32 .. 63, ...; the boundary k idle): its 32 loads of each of the 14
 // streams then touch one line, not two (+20% for the native kernel on the
-// H100, docs/perf/himeno.md). The caches do the reuse of p. On CPUs:
-// one-thread teams (the rows kernel is the one for them).
+// H100, docs/perf/himeno.md). The caches do the reuse of p: the teams come
+// in chunks of j-tiles that walk all their planes (himeno_chunk_order.hpp),
+// and the policy asks for full occupancy (DesiredOccupancy), which gives the
+// kernel the smallest shared-memory carve-out and the rest as L1 (Kokkos 3.4
+// launches team kernels preferring shared memory: 28 KiB of L1 on the H100).
+// On CPUs: one-thread teams (the rows kernel is the one for them).
 #include "tessera/core/fast_div.hpp"
+#include "tessera/himeno/himeno_chunk_order.hpp"
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace tessera::himeno::impl {
@@ -35,12 +41,16 @@ struct SweepPointwise {
   std::ptrdiff_t sn, si, sj;  // a/b/c's coefficient stride, then i and j
   Scalar omega;
   int ibegin, jmax, kmax;
-  FastDiv nbj, nbk;  // tiles along j and k
+  // League order: k-tile fastest, then the j-tiles of a chunk, then planes,
+  // then chunks; the last chunk may have fewer j-tiles.
+  FastDiv nbk, per_chunk, cj, cj_last;  // k-tiles; tile rows per chunk (cj * planes); j-tiles per chunk
+  int last_chunk;
 
-  SweepPointwise(const State& s, int ib, int nj_tiles, int nk_tiles)
+  SweepPointwise(const State& s, int ib, int planes, int nj_tiles, int nk_tiles, int chunk)
       : a(s.a.data()), b(s.b.data()), c(s.c.data()), bnd(s.bnd.data()), wrk1(s.wrk1.data()), p(s.p.data()),
         wrk2(s.wrk2.data()), sn(s.a.stride(0)), si(s.p.stride(0)), sj(s.p.stride(1)), omega(s.omega), ibegin(ib),
-        jmax(s.grid.jmax), kmax(s.grid.kmax), nbj(nj_tiles), nbk(nk_tiles) {}
+        jmax(s.grid.jmax), kmax(s.grid.kmax), nbk(nk_tiles), per_chunk(chunk * planes), cj(chunk),
+        cj_last(nj_tiles - (nj_tiles - 1) / chunk * chunk), last_chunk((nj_tiles - 1) / chunk) {}
 
   // One point per team thread (vector length 1): each thread adds its own
   // ss^2 to the result, which Kokkos reduces over the team threads; a
@@ -48,8 +58,10 @@ struct SweepPointwise {
   // barriers) had cost as much as the stencil.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, Accum& gosa) const {
     const int t = team.league_rank();
-    const int tjk = nbk.quotient(t), kb = t - tjk * nbk.divisor();
-    const int ti = nbj.quotient(tjk), jb = tjk - ti * nbj.divisor();
+    const int r = nbk.quotient(t), kb = t - r * nbk.divisor();
+    const int ch = per_chunk.quotient(r), rem = r - ch * per_chunk.divisor();
+    const FastDiv& width = ch == last_chunk ? cj_last : cj;
+    const int ti = width.quotient(rem), jb = ch * cj.divisor() + rem - ti * width.divisor();
     const int i = ibegin + ti;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTeam), [&](int x) {
       const int j = 1 + jb * TJ + x / TK, k = kb * TK + x % TK;
@@ -77,9 +89,12 @@ void sweep_pointwise(const ExecSpace& exec, const State& s, const SweepOptions& 
   const int jmax = s.grid.jmax, kmax = s.grid.kmax;
   const int nbj = (jmax - 2 + Functor::TJ - 1) / Functor::TJ, nbk = (kmax + Functor::TK - 1) / Functor::TK;
   constexpr bool gpu = is_device_space_v<ExecSpace>;
-  const typename Functor::Policy policy(exec, (r.end - r.begin) * nbj * nbk, gpu ? Functor::kTeam : 1, 1);
-  Kokkos::parallel_reduce("tessera::himeno::sweep[pointwise]", policy,
-                          Functor(s, r.begin, nbj, nbk), result);
+  const int planes = r.end - r.begin;
+  const int chunk = gpu ? chunk_tiles(kmax, Functor::TJ, sizeof(typename Functor::Scalar), nbj) : std::max(1, nbj);
+  const typename Functor::Policy policy(exec, planes * nbj * nbk, gpu ? Functor::kTeam : 1, 1);
+  Kokkos::parallel_reduce("tessera::himeno::sweep[pointwise]",
+                          Kokkos::Experimental::prefer(policy, Kokkos::Experimental::DesiredOccupancy{100}),
+                          Functor(s, r.begin, planes, nbj, nbk, chunk), result);
 }
 
 }  // namespace tessera::himeno::impl
