@@ -10,7 +10,28 @@
 #include <algorithm>
 #include <cstddef>
 
+#if defined(__CUDACC__)
+#define TESSERA_HIMENO_HOST_DEVICE __host__ __device__
+#else
+#define TESSERA_HIMENO_HOST_DEVICE
+#endif
+
 namespace tessera::himeno {
+
+// Block b of a launch over nkt x njt x ni tiles in chunk order: the k-tile
+// fastest, then the j-tiles of a chunk (cj of them; the last chunk may have
+// fewer), then the planes, then the chunks.
+struct ChunkOrder {
+  int nkt, njt, ni, cj;  // tiles along k and j, planes, j-tiles per chunk
+  TESSERA_HIMENO_HOST_DEVICE void tile(unsigned b, int& kt, int& jt, int& i) const {
+    kt = int(b % unsigned(nkt));
+    const unsigned r = b / unsigned(nkt), per_chunk = unsigned(cj) * unsigned(ni);
+    const int c = int(r / per_chunk), rem = int(r - unsigned(c) * per_chunk);
+    const int width = njt - c * cj < cj ? njt - c * cj : cj;  // (no std::min in device code)
+    i = rem / width;
+    jt = c * cj + rem % width;
+  }
+};
 
 // j-tiles per chunk for tiles of rows_per_tile rows of nk elements of elem bytes.
 inline int chunk_tiles(int nk, int rows_per_tile, std::size_t elem, int j_tiles) {

@@ -6,6 +6,7 @@
 #include "tessera/himeno/himeno.hpp"
 #include "tessera/himeno/himeno_workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -139,6 +140,53 @@ TYPED_TEST(Himeno, KernelsMatchSerialLoopOnRandomFieldsMixed) {
 }
 TYPED_TEST(Himeno, KernelsMatchSerialLoopOnRandomFieldsFloatSum) {
   for (const auto& k : kKernels) check_random_fields<float, float, TypeParam>({17, 13, 20}, k, 2);
+}
+
+// The pointwise kernel's teams in chunks of j-tiles (9 tiles of 8 rows for
+// 1024 floats a row, then a partial chunk of 2).
+TYPED_TEST(Himeno, PointwiseInChunksMatchesSerialLoop) {
+  ASSERT_EQ(chunk_tiles(1024, 8, sizeof(float), 11), 9);
+  check_random_fields<float, double, TypeParam>({5, 90, 1024}, {Kernel::pointwise, 0, 0, 0}, 2);
+}
+
+// Chunk order: every tile exactly once, k fastest, a chunk's j-tiles before
+// the next plane, whole chunks one after the other; the portable kernel's
+// multiply-shift form gives the same order.
+TEST(HimenoChunkOrder, VisitsEveryTileOnceInChunks) {
+  using State = HimenoState<float, Kokkos::HostSpace>;
+  const State s(Grid{3, 3, 3});
+  struct Shape {
+    int nkt, njt, ni, cj;
+  };
+  for (const Shape& sh : {Shape{1, 1, 1, 1}, Shape{3, 7, 5, 2}, Shape{4, 9, 3, 9}, Shape{2, 10, 4, 3},
+                          Shape{5, 32, 6, 18}, Shape{1, 5, 1, 7}}) {
+    SCOPED_TRACE("tiles " + std::to_string(sh.nkt) + " x " + std::to_string(sh.njt) + " x " + std::to_string(sh.ni) +
+                 ", " + std::to_string(sh.cj) + " j-tiles a chunk");
+    const int cj = std::min(sh.cj, sh.njt);
+    const ChunkOrder order{sh.nkt, sh.njt, sh.ni, cj};
+    const impl::SweepPointwise<Kokkos::DefaultHostExecutionSpace, State, double> portable(s, 1, sh.ni, sh.njt,
+                                                                                          sh.nkt, cj);
+    const int n = sh.nkt * sh.njt * sh.ni;
+    std::vector<int> seen(std::size_t(n), 0);
+    int last_chunk = 0, last_plane = 0;
+    for (int b = 0; b < n; ++b) {
+      int kt, jt, i, kb, jb, ti;
+      order.tile(unsigned(b), kt, jt, i);
+      portable.tile(b, kb, jb, ti);
+      ASSERT_TRUE(kt >= 0 && kt < sh.nkt && jt >= 0 && jt < sh.njt && i >= 0 && i < sh.ni) << "block " << b;
+      EXPECT_TRUE(kb == kt && jb == jt && ti == i) << "block " << b << ": portable order differs";
+      EXPECT_EQ(kt, b % sh.nkt);
+      ++seen[std::size_t((i * sh.njt + jt) * sh.nkt + kt)];
+      const int chunk = jt / cj;
+      EXPECT_TRUE(chunk > last_chunk || (chunk == last_chunk && i >= last_plane)) << "block " << b;
+      last_chunk = chunk, last_plane = i;
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n) << "a tile visited twice or never";
+  }
+  // About 4 MiB of the 14 streams a chunk plane, at least one tile, at most all.
+  EXPECT_EQ(chunk_tiles(1024, 8, sizeof(double), 64), 4);  // XL double: 917 KiB a tile row
+  EXPECT_EQ(chunk_tiles(1 << 16, 8, sizeof(double), 64), 1);
+  EXPECT_EQ(chunk_tiles(16, 8, sizeof(float), 5), 5);
 }
 
 // The queued form (gosa into a View) and jacobi() agree with sweep().

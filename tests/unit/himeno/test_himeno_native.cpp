@@ -141,6 +141,9 @@ TEST(HimenoNative, VectorSweepOnWholeVectorRows) {
     check_sweep<float>(7, 11, nk, HimenoKernel::vector);
   }
   check_sweep<float>(13, 19, 516, HimenoKernel::vector);
+  // Blocks in chunks of j-tiles (9 tiles of 8 rows for 516 doubles a row),
+  // the last chunk partial.
+  check_sweep<double>(5, 90, 516, HimenoKernel::vector);
 }
 
 TEST(HimenoNative, AsyncSweepsLeaveTheGosaHistoryOnTheDevice) {

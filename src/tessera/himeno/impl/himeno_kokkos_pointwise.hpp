@@ -56,12 +56,20 @@ struct SweepPointwise {
   // ss^2 to the result, which Kokkos reduces over the team threads; a
   // vector-lane or team reduction per team (shuffle loops, integer divisions,
   // barriers) had cost as much as the stencil.
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, Accum& gosa) const {
-    const int t = team.league_rank();
-    const int r = nbk.quotient(t), kb = t - r * nbk.divisor();
+  // Team t's tile: k-tile kb, j-tile jb, plane ibegin + ti (ChunkOrder's
+  // order, with multiply-shift divisions).
+  KOKKOS_INLINE_FUNCTION void tile(int t, int& kb, int& jb, int& ti) const {
+    const int r = nbk.quotient(t);
+    kb = t - r * nbk.divisor();
     const int ch = per_chunk.quotient(r), rem = r - ch * per_chunk.divisor();
     const FastDiv& width = ch == last_chunk ? cj_last : cj;
-    const int ti = width.quotient(rem), jb = ch * cj.divisor() + rem - ti * width.divisor();
+    ti = width.quotient(rem);
+    jb = ch * cj.divisor() + rem - ti * width.divisor();
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, Accum& gosa) const {
+    int kb, jb, ti;
+    tile(team.league_rank(), kb, jb, ti);
     const int i = ibegin + ti;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTeam), [&](int x) {
       const int j = 1 + jb * TJ + x / TK, k = kb * TK + x % TK;
