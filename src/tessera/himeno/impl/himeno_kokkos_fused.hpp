@@ -31,9 +31,10 @@
 // On GPUs this is one thread per tile with small tiles in shared memory:
 // correct, slow (the native and teamscratch kernels are the ones there).
 //
-// Measured against two rows sweeps (2 threads, this project's -O3 flags):
-// 1.05-1.15x at M, 1.05-1.4x at L on a 2-core EPYC VM; on a 16-core Xeon
-// 1.1-1.25x at M but 0.8-0.95x at L (2 and 16 threads).
+// Measured against two rows sweeps (this project's -O3 flags): 1.05-1.15x
+// at M, 1.05-1.4x at L on a 2-core EPYC VM; on a 16-core Xeon (16 threads,
+// 32-row tiles) 1.27x at M float, 0.98x at M double, 1.07x at L float and
+// 1.12x at L double (16-row tiles had been 0.8-0.95x at L).
 // What limits it on CPUs: a core runs sweep 1 (waiting on DRAM) and sweep 2
 // (computing from cache) one after the other, not overlapped; and HimenoState
 // allocates the arrays alike, so rows of all 12 sit at one offset modulo
