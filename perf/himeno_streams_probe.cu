@@ -10,30 +10,7 @@
 // multiples of N, or staggered by an odd number of KiB; the sweep also with
 // warps aligned to 128-byte lines (k = 0 .. 31 per warp, the edges idle).
 // Build: nvcc -O3 -arch=sm_90 perf/himeno_streams_probe.cu -o probe; ./probe [I J K]
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
-
-template <class T>
-struct F {
-  const T* c[12];  // a0 a1 a2 a3 b0 b1 b2 c0 c1 c2 wrk1 bnd
-  const T* p;
-  T* out;
-  long long si, sj;
-  int ni, nj, nk;
-};
+#include "probe_common.cuh"
 
 template <class T>
 __global__ void sum13(F<T> f, long long n) {
@@ -43,13 +20,6 @@ __global__ void sum13(F<T> f, long long n) {
 #pragma unroll
   for (int m = 0; m < 12; ++m) s += __ldg(f.c[m] + x);
   f.out[x] = s;
-}
-
-// Values of O(1) that differ from point to point (zeros could flatter DRAM).
-template <class T>
-__global__ void fill(T* a, long long n, unsigned salt) {
-  const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (x < n) a[x] = T(0.5) + T((unsigned(x) * 2654435761u ^ salt) & 0xffff) * T(1.0 / 65536);
 }
 
 template <class T>
@@ -85,37 +55,7 @@ __global__ void __launch_bounds__(256) sweep(F<T> f, T omega, double* partial) {
     f.out[c] = P(0, 0, 0) + omega * ss;
     acc = double(ss) * double(ss);
   }
-  // Per-block partial (what the real kernel does, minus the final sum).
-  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
-  __shared__ double w[8];
-  if (threadIdx.x == 0) w[threadIdx.y] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    double s = 0;
-    for (int q = 0; q < 8; ++q) s += w[q];
-    partial[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
-  }
-}
-
-template <class Launch>
-float median_ms(Launch&& launch, int reps = 15) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 3; ++w) launch();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  block_partial_32x8(acc, partial);  // what the real kernel does, minus the final sum
 }
 
 template <class T>

@@ -1,0 +1,73 @@
+#pragma once
+// Shared by the standalone CUDA probes in perf/ (no Kokkos, no project
+// library): error check, O(1) fill, median of event-timed launches.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                   \
+  do {                                                                                          \
+    cudaError_t e_ = (x);                                                                       \
+    if (e_ != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
+      std::exit(1);                                                                             \
+    }                                                                                           \
+  } while (0)
+
+// The Himeno probes' 14 arrays: raw pointers, k contiguous, one stride pair.
+template <class T>
+struct F {
+  const T* c[12];  // a0 a1 a2 a3 b0 b1 b2 c0 c1 c2 wrk1 bnd
+  const T* p;
+  T* out;
+  long long si, sj;
+  int ni, nj, nk;
+};
+
+// Values of O(1) that differ from point to point (zeros could flatter DRAM).
+template <class T>
+__global__ void fill(T* a, long long n, unsigned salt) {
+  const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (x < n) a[x] = T(0.5) + T((unsigned(x) * 2654435761u ^ salt) & 0xffff) * T(1.0 / 65536);
+}
+
+// Median of reps event-timed calls after 3 untimed ones, in ms.
+template <class Launch>
+float median_ms(Launch&& launch, int reps = 15) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int w = 0; w < 3; ++w) launch();
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// A 32 x 8 block's sum of g into partial[block] (what the library's sweeps
+// write before their final sum).
+__device__ inline void block_partial_32x8(double g, double* partial) {
+  for (int o = 16; o > 0; o /= 2) g += __shfl_down_sync(0xffffffffu, g, o);
+  __shared__ double w[8];
+  if (threadIdx.x == 0) w[threadIdx.y] = g;
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    double s = 0;
+    for (int q = 0; q < 8; ++q) s += w[q];
+    partial[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
+  }
+}
