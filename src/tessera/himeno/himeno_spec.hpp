@@ -25,8 +25,7 @@ template <class ExecSpace, class State, class Enable = void>
 struct SweepSpec {
   template <class Accum, class Result>
   static void apply(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
-    if (opt.kernel == Kernel::native_naive || opt.kernel == Kernel::native_march ||
-        opt.kernel == Kernel::native_aligned || opt.kernel == Kernel::native_vector)
+    if (is_native_kernel(opt.kernel))
       throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
     // automatic: rows on CPUs (2.4-5x mdrange, docs/perf/himeno.md), teamscratch
@@ -92,9 +91,8 @@ struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State
   template <class Accum, class Result>
   static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, Result& result) {
     native_cuda::HimenoFields<typename State::scalar_type> f;
-    if (opt.kernel == Kernel::mdrange || opt.kernel == Kernel::teamscratch || opt.kernel == Kernel::rows ||
-        opt.kernel == Kernel::pointwise ||
-        !native_fields(s, f)) {
+    const bool portable = opt.kernel != Kernel::automatic && !is_native_kernel(opt.kernel);
+    if (portable || !native_fields(s, f)) {
       SweepSpec<Kokkos::Cuda, State, int>::template apply<Accum>(exec, s, opt, result);
       return;
     }
@@ -140,15 +138,12 @@ struct Sweep2Spec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<Stat
   static void apply(const Kokkos::Cuda& exec, const State& s, const SweepOptions& opt, const GosaView& gosa2) {
     native_cuda::HimenoFields<typename State::scalar_type> f;
     const PlaneRange r = plane_range(s.grid.imax, opt);
-    const bool native_kind = opt.kernel == Kernel::automatic || opt.kernel == Kernel::native_naive ||
-                             opt.kernel == Kernel::native_march || opt.kernel == Kernel::native_aligned ||
-                             opt.kernel == Kernel::native_vector;
-    if (!native_kind || r.begin != 1 || r.end != s.grid.imax - 1 || !native_fields(s, f)) {
+    const bool portable = opt.kernel != Kernel::automatic && !is_native_kernel(opt.kernel);
+    if (portable || r.begin != 1 || r.end != s.grid.imax - 1 || !native_fields(s, f)) {
       sweep2_rows<Accum>(exec, s, opt, gosa2);
       return;
     }
-    if (gosa2.extent(0) < 2 || gosa2.stride(0) != 1)
-      throw std::invalid_argument("tessera::himeno::sweep2: gosa2 must be a contiguous View of at least 2 values");
+    require_gosa2(gosa2);
     constexpr bool device_double = std::is_same_v<typename GosaView::non_const_value_type, double> &&
                                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename GosaView::memory_space>::accessible;
     if constexpr (device_double) {

@@ -476,7 +476,7 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "kokkos-teamscratch@OpenMP")
       return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::teamscratch, variant);
     if (variant == "kokkos-rows@OpenMP") return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant);
-    if (variant == "kokkos-fused2@OpenMP") return run_fused2<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant);
+    if (variant == "kokkos-fused2@OpenMP") return run_kokkos<Kokkos::OpenMP, S, A>(rs, Kernel::rows, variant, true);
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
     if (variant == "kokkos-mdrange@Cuda") return run_kokkos<Kokkos::Cuda, S, A>(rs, Kernel::mdrange, variant);
@@ -490,7 +490,7 @@ class HimenoWorkload final : public driver::Workload {
     if (variant == "native-cuda-naive") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_naive, variant);
     if (variant == "native-cuda-aligned") return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::native_aligned, variant);
     if (variant == "native-cuda-fused2")
-      return run_fused2<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant);
+      return run_kokkos<Kokkos::Cuda, S, A, double>(rs, Kernel::automatic, variant, true);
 #endif
     throw UsageError("himeno: no variant '" + variant + "'");
   }
@@ -588,7 +588,11 @@ class HimenoWorkload final : public driver::Workload {
   }
 
   template <class ExecSpace, class S, class A, class G = A>
-  KernelResult run_kokkos(const RunSettings& rs, Kernel kernel, const std::string& variant) const {
+  // fused: pairs of sweeps in one pass (sweep2, temporal blocking; one rank);
+  // a sweep left alone before a checkpoint or at the end runs alone, with the
+  // same kernel choice.
+  KernelResult run_kokkos(const RunSettings& rs, Kernel kernel, const std::string& variant,
+                          bool fused = false) const {
     using Mem = typename ExecSpace::memory_space;
     KernelResult r = result_row();
     ExecSpace exec;
@@ -599,17 +603,22 @@ class HimenoWorkload final : public driver::Workload {
     opt.kernel = kernel;
     if (slab_.ranks == 1) {
       Kokkos::View<G*, Mem> gosa("himeno::gosa", iters_);
-      Stepper step;
-      step.advance = [&](int n, int) {
+      auto advance = [&](int n, int limit) {  // sweeps n (and n + 1 when fused), up to limit
+        if (fused && n + 1 < limit) {
+          sweep2(exec, st, Kokkos::subview(gosa, std::make_pair(n, n + 2)), opt);
+          return 2;
+        }
         sweep(exec, st, Kokkos::subview(gosa, n), opt);
         return 1;
       };
+      Stepper step;
+      step.advance = advance;
       step.history = [&](int count) { return first_values(gosa, count); };
       validation_run<ExecSpace, S, A>(exec, st, first, step, r, variant);
       // Timed calls: iters queued sweeps each (no host sync between sweeps),
       // going on from the state reached: the values do not change the work.
       r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-        for (int n = 0; n < iters_; ++n) sweep(exec, st, Kokkos::subview(gosa, n), opt);
+        for (int n = 0; n < iters_;) n += advance(n, iters_);
       });
       return r;
     }
@@ -640,38 +649,6 @@ class HimenoWorkload final : public driver::Workload {
 #else
     throw UsageError("himeno: several ranks need a build with MPI");
 #endif
-  }
-
-  // Temporal blocking (sweep2): pairs of sweeps fused in one pass (a sweep
-  // left alone before a checkpoint or at the end runs alone, with the same
-  // kernel choice); gosa of every sweep kept. One rank.
-  template <class ExecSpace, class S, class A, class G = A>
-  KernelResult run_fused2(const RunSettings& rs, Kernel kernel, const std::string& variant) const {
-    using Mem = typename ExecSpace::memory_space;
-    KernelResult r = result_row();
-    ExecSpace exec;
-    HimenoState<S, Mem> st(slab_.local);
-    initial_state(exec, st);
-    const int first = restore(exec, st);
-    SweepOptions opt;
-    opt.kernel = kernel;
-    Kokkos::View<G*, Mem> gosa("himeno::gosa", iters_ + 1);
-    auto advance = [&](int n, int limit) {
-      if (n + 1 < limit) {
-        sweep2(exec, st, Kokkos::subview(gosa, std::make_pair(n, n + 2)), opt);
-        return 2;
-      }
-      sweep(exec, st, Kokkos::subview(gosa, n), opt);
-      return 1;
-    };
-    Stepper step;
-    step.advance = advance;
-    step.history = [&](int count) { return first_values(gosa, count); };
-    validation_run<ExecSpace, S, A>(exec, st, first, step, r, variant);
-    r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-      for (int n = 0; n < iters_;) n += advance(n, iters_);
-    });
-    return r;
   }
 
   Grid grid_ = named_grid("S");

@@ -57,6 +57,12 @@ enum class Kernel {
   native_vector
 };
 
+// The kernels that exist only as native CUDA (Kokkos::Cuda only).
+constexpr bool is_native_kernel(Kernel k) {
+  return k == Kernel::native_naive || k == Kernel::native_march || k == Kernel::native_aligned ||
+         k == Kernel::native_vector;
+}
+
 struct SweepOptions {
   // automatic: rows on CPUs, teamscratch on GPUs (the fastest of the
   // portable kernels there, docs/himeno.md); a native kernel, where one is

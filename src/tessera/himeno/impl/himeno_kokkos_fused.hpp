@@ -263,6 +263,13 @@ struct Sweep2Rows {
 // gosa2(0) = gosa of sweep 1, gosa2(1) = gosa of sweep 2, both summed over
 // planes [r.begin, r.end) only. Queued on exec (no host sync needed when gosa2
 // is device memory). opt.tile_i/j/k set the tile (0: fused_tiles' defaults).
+// gosa2 holds the gosa of both sweeps: contiguous, at least 2 values.
+template <class GosaView>
+void require_gosa2(const GosaView& gosa2) {
+  if (gosa2.extent(0) < 2 || gosa2.stride(0) != 1)
+    throw std::invalid_argument("tessera::himeno::sweep2: gosa2 must be a contiguous View of at least 2 values");
+}
+
 template <class Accum, class ExecSpace, class State, class GosaView>
 void sweep2_rows(const ExecSpace& exec, const State& s, const SweepOptions& opt, const GosaView& gosa2) {
   static_assert(Kokkos::is_view<GosaView>::value && GosaView::rank == 1,
@@ -273,8 +280,7 @@ void sweep2_rows(const ExecSpace& exec, const State& s, const SweepOptions& opt,
   static_assert(can_access_v<ExecSpace, GosaView>, "tessera::himeno::sweep2: exec cannot access gosa2's memory");
   static_assert(can_access_v<ExecSpace, typename State::View3>,
                 "tessera::himeno::sweep2: exec cannot access the state's memory");
-  if (gosa2.extent(0) < 2 || gosa2.stride(0) != 1)
-    throw std::invalid_argument("tessera::himeno::sweep2: gosa2 must be a contiguous View of at least 2 values");
+  require_gosa2(gosa2);
   using Functor = Sweep2Rows<ExecSpace, State, Accum>;
   const PlaneRange r = plane_range(s.grid.imax, opt);
   if (r.begin == r.end) {  // nothing to update: both gosas 0
