@@ -297,18 +297,185 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
 
+// --- fused2, two k points per thread (float) -------------------------------
+// The one-point fused kernel is bound by latency per plane step in float
+// (57 G point-sweeps/s against 41 G in double, the same bytes). Two k points
+// per thread halve the threads per point and double the bytes per load: a
+// 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
+// of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
+// lanes, one 512-thread block per SM (121 registers, no spills). On the H100
+// (perf/himeno_fused_probe.cu): 1.43x / 1.54x the single sweep at L / XL
+// against 1.11x / 1.14x for the one-point kernel. Double spills at 128
+// registers and stays one point per thread.
+
+// Two consecutive T of a row as one 8- or 16-byte access.
+template <class T>
+struct alignas(2 * sizeof(T)) V2 {
+  T x, y;
+};
+template <class T>
+__device__ __forceinline__ V2<T> ld2(const T* a) {
+  if constexpr (sizeof(T) == 4) {
+    const float2 v = __ldg(reinterpret_cast<const float2*>(a));
+    return {v.x, v.y};
+  } else {
+    const double2 v = __ldg(reinterpret_cast<const double2*>(a));
+    return {v.x, v.y};
+  }
+}
+// A row's two points and their k-1, k+2 neighbours: from the neighbouring
+// lanes (a warp is one row of the tile), at the warp's ends from `edge`.
+template <class T>
+struct Row2 {
+  V2<T> v;
+  T left, right;
+  __device__ __forceinline__ T at(int e, int dk) const {
+    const int x = e + dk;
+    return x < 0 ? left : x == 0 ? v.x : x == 1 ? v.y : right;
+  }
+};
+template <class T, class Edge>
+__device__ __forceinline__ Row2<T> row2(V2<T> v, int lane, Edge edge) {
+  Row2<T> r{v, __shfl_up_sync(0xffffffffu, v.y, 1), __shfl_down_sync(0xffffffffu, v.x, 1)};
+  if (lane == 0) r.left = edge(-1);
+  if (lane == 31) r.right = edge(2);
+  return r;
+}
+// The 19 p values around a thread's two points: five rows with their k
+// neighbours, the four (i, j) corners without.
+template <class T>
+struct Around2 {
+  Row2<T> r00, r10, rm0, r01, r0m;
+  V2<T> p11, p1m, pm1, pmm;
+  __device__ __forceinline__ T at(int e, int di, int dj, int dk) const {
+    if (di == 0 && dj == 0) return r00.at(e, dk);
+    if (dj == 0) return di > 0 ? r10.at(e, dk) : rm0.at(e, dk);
+    if (di == 0) return dj > 0 ? r01.at(e, dk) : r0m.at(e, dk);
+    const V2<T> v = di > 0 ? (dj > 0 ? p11 : p1m) : (dj > 0 ? pm1 : pmm);
+    return e ? v.y : v.x;
+  }
+};
+// pair(di, dj): the thread's two points of row (di, dj); edge_of(di, dj):
+// that row's loader of single values at k offsets (the warp's ends).
+template <class T, class Pair, class EdgeOf>
+__device__ __forceinline__ Around2<T> around2(Pair pair, int lane, EdgeOf edge_of) {
+  return {row2(pair(0, 0), lane, edge_of(0, 0)),  row2(pair(1, 0), lane, edge_of(1, 0)),
+          row2(pair(-1, 0), lane, edge_of(-1, 0)), row2(pair(0, 1), lane, edge_of(0, 1)),
+          row2(pair(0, -1), lane, edge_of(0, -1)), pair(1, 1), pair(1, -1), pair(-1, 1), pair(-1, -1)};
+}
+template <class T>
+__device__ __forceinline__ T residual2(const V2<T>* q, int e, const Around2<T>& a) {
+  const auto at = [&](int m) { return e ? q[m].y : q[m].x; };
+  const Coef<T> c{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
+  return residual(c, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
+}
+
+constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lanes x 2), outputs
+
+template <class T>
+__global__ void __launch_bounds__(kTbThreads, 1)
+    jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+  constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
+  __shared__ __align__(16) T ring[kRing][kTbJ][kK2];
+  const T* const coef[12] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd};
+  const int lane = threadIdx.x, tj = threadIdx.y;
+  const int kt = 2 * lane;                     // tile-local k of the thread's first point
+  const int k0 = blockIdx.x * kK2Out + kt;     // its global k (even: the pair is aligned)
+  const int j = blockIdx.y * (kTbJ - 2) + tj;
+  const bool row = j < f.nj;                   // warp-uniform
+  const bool inner_j = j >= 1 && j < f.nj - 1;
+  const bool in_k = k0 < f.nk;                 // both points (nk even)
+  const long long si = f.stride_i, sj = f.stride_j;
+  const long long cjk = j * sj + (in_k ? k0 : 0);  // idle lanes read a valid pair
+  bool inner[2], own[2];
+  for (int e = 0; e < 2; ++e) {
+    const int k = k0 + e, t = kt + e;
+    inner[e] = in_k && inner_j && k >= 1 && k < f.nk - 1;
+    own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
+  }
+  const int is = 1 + blockIdx.z * kTbSeg, ie = min(is + kTbSeg, f.ni - 1);  // sweep-2 planes [is, ie)
+  V2<T> prev[12], cur[12];
+  double g1 = 0, g2 = 0;
+  for (int i = is - 1; i <= ie; ++i) {
+    const long long c = i * si + cjk;
+    // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
+    if (row) {
+      const T* p = f.p + c;
+      const V2<T> pc = ld2(p);
+      V2<T> p1 = pc;
+      if (i >= 1 && i < f.ni - 1 && inner_j) {  // warp-uniform: the shuffles stay converged
+#pragma unroll
+        for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c);
+        const Around2<T> a = around2<T>(
+            [&](int di, int dj) { return ld2(p + di * si + dj * sj); }, lane,
+            [&](int di, int dj) {
+              const T* q = p + di * si + dj * sj;
+              return [=](int dk) { return k0 + dk >= 0 && k0 + dk < f.nk ? __ldg(q + dk) : T(0); };
+            });
+        T out[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const T ss = residual2(cur, e, a);
+          out[e] = (e ? pc.y : pc.x) + (inner[e] ? omega * ss : T(0));
+          if (own[e] && i >= is && i < ie) g1 += double(ss) * double(ss);
+        }
+        p1 = {out[0], out[1]};
+      }
+      *reinterpret_cast<V2<T>*>(&ring[i % kRing][tj][kt]) = p1;
+    }
+    __syncthreads();
+    // Sweep 2 on plane i-1 from the ring.
+    const int i2 = i - 1;
+    if (row && inner_j && i2 >= is && tj >= 1 && tj < kTbJ - 1) {  // warp-uniform
+      const int s0 = i2 % kRing;
+      const Around2<T> a = around2<T>(
+          [&](int di, int dj) {
+            return *reinterpret_cast<const V2<T>*>(&ring[(s0 + kRing + di) % kRing][tj + dj][kt]);
+          },
+          lane, [](int, int) { return [](int) { return T(0); }; });  // lanes 0 and 31 own no point needing them
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (!own[e]) continue;
+        const T ss = residual2(prev, e, a);
+        f.wrk2[i2 * si + cjk + e] = a.r00.at(e, 0) + omega * ss;
+        g2 += double(ss) * double(ss);
+      }
+    }
+#pragma unroll
+    for (int m = 0; m < 12; ++m) prev[m] = cur[m];
+  }
+  grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
+}
+
+// Whether jacobi_fused2_k2 may run on these fields: aligned pairs on every row.
+template <class T>
+bool pairs_fit(const HimenoFields<T>& f) {
+  const void* arrays[] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd, f.p, f.wrk2};
+  for (const void* a : arrays)
+    if (reinterpret_cast<std::uintptr_t>(a) % (2 * sizeof(T))) return false;
+  return f.nk % 2 == 0 && f.stride_j % 2 == 0 && f.stride_i % 2 == 0;
+}
+
 template <class T>
 void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double* gosa) {
   if (f.ni < 3 || f.nj < 3 || f.nk < 3) {
     check(cudaMemsetAsync(gosa, 0, 2 * sizeof(double), stream), "cudaMemsetAsync");
     return;
   }
-  const dim3 block(kTbK, kTbJ);
-  const dim3 grid((f.nk - 2 + kTbK - 3) / (kTbK - 2), (f.nj - 2 + kTbJ - 3) / (kTbJ - 2),
-                  (f.ni - 2 + kTbSeg - 1) / kTbSeg);
-  ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
-  prefer_l1(jacobi_fused2<T>);  // sweep 1 reads p through L1
-  jacobi_fused2<T><<<grid, block, 0, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
+  // kernel: jacobi_fused2 or jacobi_fused2_k2; tile_k: its outputs per tile along k.
+  const auto launch = [&](auto* kernel, int tile_k) {
+    const dim3 grid((f.nk - 2 + tile_k - 1) / tile_k, (f.nj - 2 + kTbJ - 3) / (kTbJ - 2),
+                    (f.ni - 2 + kTbSeg - 1) / kTbSeg);
+    ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
+    prefer_l1(kernel);  // sweep 1 reads p through L1
+    kernel<<<grid, dim3(kTbK, kTbJ), 0, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
+  };
+  if constexpr (sizeof(T) == 4) {
+    if (pairs_fit(f)) launch(jacobi_fused2_k2<T>, kK2Out);
+    else launch(jacobi_fused2<T>, kTbK - 2);
+  } else {
+    launch(jacobi_fused2<T>, kTbK - 2);
+  }
   check(cudaGetLastError(), "himeno_sweeps_fused2 launch");
 }
 

@@ -194,8 +194,12 @@ void check_fused2(int ni, int nj, int nk) {
 TEST(HimenoNative, FusedTwoSweepsEqualTwoSweeps) {
   check_fused2<double>(70, 33, 65);
   check_fused2<double>(5, 4, 3);
-  check_fused2<float>(70, 33, 65);
+  check_fused2<float>(70, 33, 65);   // odd nk: the one-point kernel
   check_fused2<float>(131, 17, 31);
+  check_fused2<float>(70, 33, 130);  // even nk: two k points per thread, a partial last k tile
+  check_fused2<float>(9, 20, 64);    // one whole k tile (62 outputs)
+  check_fused2<float>(131, 17, 190);
+  check_fused2<float>(5, 4, 4);
 }
 
 }  // namespace
