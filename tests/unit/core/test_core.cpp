@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 namespace {
 
@@ -58,6 +59,42 @@ TYPED_TEST(Timer, CoversQueuedWork) {
   EXPECT_EQ(stats.repeats, 3);
   EXPECT_GE(stats.median, 0.0);
   EXPECT_THROW(tessera::time_repeats(exec, 0, 0, [] {}), std::invalid_argument);
+}
+
+// A team parallel_reduce of league teams, each thread adding
+// league_rank % 1000 + thread + 1 (a free function: nvcc's device lambdas
+// may not live in a test body, a private member function).
+template <class ExecSpace>
+double team_reduce_sum(int league, int team) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  double sum = -1;
+  Kokkos::parallel_reduce(
+      "team_reduce_test", Policy(ExecSpace(), league, team),
+      KOKKOS_LAMBDA(const typename Policy::member_type& m, double& acc) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, m.team_size()),
+                             [&](int t) { acc += double(m.league_rank() % 1000 + t + 1); });
+      },
+      sum);
+  return sum;
+}
+
+template <class ExecSpace>
+class TeamReduce : public ::testing::Test {};
+TYPED_TEST_SUITE(TeamReduce, tessera::test::ExecSpaces);
+
+// Leagues below, at and above the block counts where Kokkos patch 0007
+// changed the Cuda path (the last block sums all blocks' partials with every
+// thread row; one block per team up to 2^20 teams, beyond that blocks loop),
+// with remainders of its four-loads-per-thread unrolling. Integer-valued
+// doubles: the sum is exact in any order.
+TYPED_TEST(TeamReduce, SumsEveryTeamOfLargeLeagues) {
+  const int team = std::is_same_v<typename TypeParam::memory_space, Kokkos::HostSpace> ? 1 : 64;
+  for (const int league : {1, 3, 255, 32767, 32768, 32769, 100003, (1 << 20) + 77}) {
+    double expect = 0;
+    for (int r = 0; r < league; ++r)
+      for (int t = 0; t < team; ++t) expect += double(r % 1000 + t + 1);
+    EXPECT_EQ(team_reduce_sum<TypeParam>(league, team), expect) << "league " << league << ", team size " << team;
+  }
 }
 
 TEST(Validate, CatchesDeviationsAndUnwrittenElements) {

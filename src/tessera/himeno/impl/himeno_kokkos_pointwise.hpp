@@ -1,16 +1,25 @@
 #pragma once
 // Portable Himeno kernel "pointwise": what the fastest native CUDA kernel
-// does, written once in Kokkos. One work item per point, in teams of 8 j rows
-// × 32 k points; a team is 256 threads of one point each (vector length 1),
-// so a warp is 32 consecutive k starting on a 128-byte line (k = 0 .. 31,
-// 32 .. 63, ...; the boundary k idle): its 32 loads of each of the 14
-// streams then touch one line, not two (+20% for the native kernel on the
-// H100, docs/perf/himeno.md). The caches do the reuse of p: the teams come
-// in chunks of j-tiles that walk all their planes (himeno_chunk_order.hpp),
-// and the policy asks for full occupancy (DesiredOccupancy), which gives the
-// kernel the smallest shared-memory carve-out and the rest as L1 (Kokkos 3.4
-// launches team kernels preferring shared memory: 28 KiB of L1 on the H100).
-// On CPUs: one-thread teams (the rows kernel is the one for them).
+// does, written once in Kokkos. On GPUs a team is 256 threads (vector length
+// 1) over a tile of 16 j rows x 32 k points, two points a thread (rows j and
+// j + 8: two independent sets of loads in flight; at one point a thread
+// float reached 77% of copy, now 91%). A warp is 32 consecutive k starting
+// on a 128-byte line (k = 0 .. 31, 32 .. 63, ...; the boundary k idle): its
+// 32 loads of each of the 14 streams then touch one line, not two (+20% for
+// the native kernel on the H100, docs/perf/himeno.md). The caches do the
+// reuse of p: the teams come in chunks of j-tiles that walk all their planes
+// (himeno_chunk_order.hpp), and the policy asks for full occupancy
+// (DesiredOccupancy), which gives the kernel the smallest shared-memory
+// carve-out and the rest as L1 (Kokkos 3.4 launches team kernels preferring
+// shared memory: 28 KiB of L1 on the H100).
+// One team per tile: Kokkos patch 0007 lets a Cuda team reduction launch one
+// block per team (up to 2^20), fence only the block's partial and sum the
+// partials quickly. Unpatched, Kokkos 3.4 loops 32768 blocks over the tiles
+// and one warp adds their 32768 partials one load at a time: ncu (L float)
+// showed that tail at 35% of the sweep. (One persistent wave of teams
+// instead: +25% at L, -25% at XL, where the teams drift apart and lose the
+// chunk order's reuse of p in L2.)
+// On CPUs: one-thread teams, a point each (the rows kernel is the one for them).
 #include "tessera/core/fast_div.hpp"
 #include "tessera/himeno/himeno_chunk_order.hpp"
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
@@ -21,16 +30,16 @@
 
 namespace tessera::himeno::impl {
 
-template <class ExecSpace, class State, class Accum>
+template <class ExecSpace, class State, class Accum, int kRows = 1>
 struct SweepPointwise {
   using Scalar = typename State::scalar_type;
   using value_type = Accum;
-  static constexpr int TJ = 8, TK = 32, kTeam = TJ * TK;  // rows per team, points per row (a warp)
-  // Eight 256-thread teams per multiprocessor in float (at most 32 registers
-  // a thread on CUDA, as the native kernel uses), six in double (40: at 32
-  // it spilled). Without the bound nvcc took 56-64, halving the threads in
-  // flight of a kernel that lives on memory latency.
-  static constexpr unsigned kTeamsPerSM = sizeof(Scalar) == 4 ? 8 : 6;
+  // Thread rows per team, tile rows, points per row (a warp), team threads.
+  static constexpr int TR = 8, TJ = TR * kRows, TK = 32, kTeam = TR * TK;
+  // Teams per multiprocessor: with two points a thread, four 256-thread teams
+  // (at most 64 registers on CUDA). With one, eight in float (32 registers, as
+  // the native kernel uses), six in double (40: at 32 it spilled).
+  static constexpr unsigned kTeamsPerSM = kRows == 1 ? (sizeof(Scalar) == 4 ? 8 : 6) : 4;
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeam, kTeamsPerSM>>;
   using Member = typename Policy::member_type;
   // Raw pointers and one stride pair (HimenoState's arrays are unpadded
@@ -72,15 +81,17 @@ struct SweepPointwise {
     tile(team.league_rank(), kb, jb, ti);
     const int i = ibegin + ti;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTeam), [&](int x) {
-      const int j = 1 + jb * TJ + x / TK, k = kb * TK + x % TK;
-      if (j < jmax - 1 && k >= 1 && k < kmax - 1) {
-        const std::ptrdiff_t o = i * si + j * sj + k;
-        const Scalar* po = p + o;
-        const auto P = [&](int di, int dj, int dk) { return po[di * si + dj * sj + dk]; };
-        const Scalar ss = point_ss(P, Row4<Scalar>{a + o, sn}, Row4<Scalar>{b + o, sn}, Row4<Scalar>{c + o, sn},
-                                   Row3<Scalar>{bnd + o}, Row3<Scalar>{wrk1 + o}, 0, 0, 0);
-        wrk2[o] = po[0] + omega * ss;
-        gosa += Accum(ss) * Accum(ss);
+      for (int r = 0; r < kRows; ++r) {
+        const int j = 1 + jb * TJ + x / TK + r * TR, k = kb * TK + x % TK;
+        if (j < jmax - 1 && k >= 1 && k < kmax - 1) {
+          const std::ptrdiff_t o = i * si + j * sj + k;
+          const Scalar* po = p + o;
+          const auto P = [&](int di, int dj, int dk) { return po[di * si + dj * sj + dk]; };
+          const Scalar ss = point_ss(P, Row4<Scalar>{a + o, sn}, Row4<Scalar>{b + o, sn}, Row4<Scalar>{c + o, sn},
+                                     Row3<Scalar>{bnd + o}, Row3<Scalar>{wrk1 + o}, 0, 0, 0);
+          wrk2[o] = po[0] + omega * ss;
+          gosa += Accum(ss) * Accum(ss);
+        }
       }
     });
   }
@@ -88,7 +99,8 @@ struct SweepPointwise {
 
 template <class Accum, class ExecSpace, class State, class Result>
 void sweep_pointwise(const ExecSpace& exec, const State& s, const SweepOptions& opt, Result& result) {
-  using Functor = SweepPointwise<ExecSpace, State, Accum>;
+  constexpr bool gpu = is_device_space_v<ExecSpace>;
+  using Functor = SweepPointwise<ExecSpace, State, Accum, gpu ? 2 : 1>;  // CPUs: one-thread teams, a point each
   const PlaneRange r = plane_range(s.grid.imax, opt);
   if (r.begin == r.end || !uniform_layout(s)) {  // an empty range gives gosa 0; other layouts: no raw pointers
     sweep_mdrange<Accum>(exec, s, opt, result);
@@ -96,7 +108,6 @@ void sweep_pointwise(const ExecSpace& exec, const State& s, const SweepOptions& 
   }
   const int jmax = s.grid.jmax, kmax = s.grid.kmax;
   const int nbj = (jmax - 2 + Functor::TJ - 1) / Functor::TJ, nbk = (kmax + Functor::TK - 1) / Functor::TK;
-  constexpr bool gpu = is_device_space_v<ExecSpace>;
   const int planes = r.end - r.begin;
   const int chunk = gpu ? chunk_tiles(kmax, Functor::TJ, sizeof(typename Functor::Scalar), nbj) : std::max(1, nbj);
   const typename Functor::Policy policy(exec, planes * nbj * nbk, gpu ? Functor::kTeam : 1, 1);
