@@ -9,17 +9,16 @@
 //            per plane, the coefficients held in registers for sweep 2;
 //  prefetch  the same with the coefficients of the next plane loaded a step
 //            ahead (three sets in registers; one 512-thread block per SM);
-//  k2        two k points per thread: a 64 x 16 tile (62 x 14 outputs, halo
-//            x1.18 instead of x1.22), float2/double2 loads of the 12
-//            coefficients and 9 p rows, k neighbours by warp shuffles, one
-//            block per SM (a thread's bytes per load as in the double kernel;
-//            in double it spills at 128 registers: float is the case).
+//  (k2, two k points per thread in a 64 x 16 tile, was measured here: float
+//  1.43x / 1.54x at L / XL; it is now the library's float fused2,
+//  jacobi_fused2_k2 in backends/cuda/himeno/himeno_native.cu, measured by
+//  `tessera compare himeno --variants native-cuda-fused2`.)
 // Also a one-point single sweep (warps on 128-byte lines) for the ratio.
 // GB/s effective = 14 words x interior points x sweeps / time.
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 perf/himeno_fused_probe.cu -o probe; ./probe [I J K]
-// (K even: the k2 kernel's vector loads.)
 #include "probe_common.cuh"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -119,142 +118,6 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
   block_partial2<kTbThreads>(g1, g2, partial);
 }
 
-// Two consecutive T of a row as one 8- or 16-byte access.
-template <class T>
-struct alignas(2 * sizeof(T)) V2 {
-  T x, y;
-};
-template <class T>
-__device__ __forceinline__ V2<T> ld2(const T* a) {
-  if constexpr (sizeof(T) == 4) {
-    const float2 v = __ldg(reinterpret_cast<const float2*>(a));
-    return {v.x, v.y};
-  } else {
-    const double2 v = __ldg(reinterpret_cast<const double2*>(a));
-    return {v.x, v.y};
-  }
-}
-// A row's two points and their k-1, k+2 neighbours: from the neighbouring
-// lanes (a warp is one row of the tile), at the warp's ends from `edge`.
-template <class T>
-struct Row2 {
-  V2<T> v;
-  T left, right;
-  __device__ __forceinline__ T at(int e, int dk) const {
-    const int x = e + dk;
-    return x < 0 ? left : x == 0 ? v.x : x == 1 ? v.y : right;
-  }
-};
-template <class T, class Edge>
-__device__ __forceinline__ Row2<T> halo(V2<T> v, int lane, Edge edge) {
-  Row2<T> r{v, __shfl_up_sync(0xffffffffu, v.y, 1), __shfl_down_sync(0xffffffffu, v.x, 1)};
-  if (lane == 0) r.left = edge(-1);
-  if (lane == 31) r.right = edge(2);
-  return r;
-}
-
-// The 19 p values around a thread's two points: five rows with k
-// neighbours, four (i, j) corners without.
-template <class T>
-struct Around2 {
-  Row2<T> r00, r10, rm0, r01, r0m;
-  V2<T> p11, p1m, pm1, pmm;
-  __device__ __forceinline__ T at(int e, int di, int dj, int dk) const {
-    if (di == 0 && dj == 0) return r00.at(e, dk);
-    if (dj == 0) return di > 0 ? r10.at(e, dk) : rm0.at(e, dk);
-    if (di == 0) return dj > 0 ? r01.at(e, dk) : r0m.at(e, dk);
-    const V2<T> v = di > 0 ? (dj > 0 ? p11 : p1m) : (dj > 0 ? pm1 : pmm);
-    return e ? v.y : v.x;
-  }
-};
-
-// Row (di, dj) of a thread's pair, with its k neighbours where needed.
-template <class T, class Pair, class EdgeOf>
-__device__ __forceinline__ Around2<T> around2(Pair pair, int lane, EdgeOf edge_of) {
-  return {halo(pair(0, 0), lane, edge_of(0, 0)),  halo(pair(1, 0), lane, edge_of(1, 0)),
-          halo(pair(-1, 0), lane, edge_of(-1, 0)), halo(pair(0, 1), lane, edge_of(0, 1)),
-          halo(pair(0, -1), lane, edge_of(0, -1)), pair(1, 1), pair(1, -1), pair(-1, 1), pair(-1, -1)};
-}
-
-template <class T>
-__device__ __forceinline__ T residual2(const V2<T>* coef, int e, const Around2<T>& a) {
-  T q[12];
-#pragma unroll
-  for (int m = 0; m < 12; ++m) q[m] = e ? coef[m].y : coef[m].x;
-  return residual(q, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
-}
-
-constexpr int kK2 = 64, kK2Out = kK2 - 2;  // tile points along k (32 threads x 2), outputs
-
-template <class T>
-__global__ void __launch_bounds__(kTbThreads, 1) fused_k2(F<T> f, T omega, double* partial) {
-  __shared__ __align__(16) T ring[4][kTbJ][kK2];
-  const int lane = threadIdx.x, tj = threadIdx.y;
-  const int kt = 2 * lane;                         // tile-local k of the thread's first point
-  const int k0 = blockIdx.x * kK2Out + kt;         // global k (even: 8/16-byte aligned)
-  const int j = blockIdx.y * (kTbJ - 2) + tj;
-  const bool row = j < f.nj;                       // warp-uniform
-  const bool inner_j = j >= 1 && j < f.nj - 1;
-  const bool in_k = k0 < f.nk;                     // both points (nk even)
-  const long long si = f.si, sj = f.sj;
-  const long long cjk = j * sj + (in_k ? k0 : 0);  // idle lanes read a valid pair
-  bool inner[2], own[2];
-  for (int e = 0; e < 2; ++e) {
-    const int k = k0 + e, t = kt + e;
-    inner[e] = inner_j && k >= 1 && k < f.nk - 1;
-    own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
-  }
-  const int is = 1 + blockIdx.z * kSeg, ie = min(is + kSeg, f.ni - 1);
-  V2<T> prev[12], cur[12];
-  double g1 = 0, g2 = 0;
-  for (int i = is - 1; i <= ie; ++i) {
-    const long long c = i * si + cjk;
-    if (row) {
-      const bool plane_inner = i >= 1 && i < f.ni - 1;
-      const T* p = f.p + c;
-      const V2<T> pc = ld2(p);
-      V2<T> p1 = pc;
-      if (plane_inner && inner_j) {  // warp-uniform: the shuffles stay converged
-#pragma unroll
-        for (int m = 0; m < 12; ++m) cur[m] = ld2(f.c[m] + c);
-        const Around2<T> a = around2<T>(
-            [&](int di, int dj) { return ld2(p + di * si + dj * sj); }, lane,
-            [&](int di, int dj) {
-              const T* q = p + di * si + dj * sj;
-              return [=](int dk) { return k0 + dk >= 0 && k0 + dk < f.nk ? __ldg(q + dk) : T(0); };
-            });
-        T out[2];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const T ss = residual2(cur, e, a);
-          out[e] = (e ? pc.y : pc.x) + (inner[e] ? omega * ss : T(0));
-          if (own[e] && i >= is && i < ie) g1 += double(ss) * double(ss);
-        }
-        p1 = {out[0], out[1]};
-      }
-      *reinterpret_cast<V2<T>*>(&ring[i % 4][tj][kt]) = p1;
-    }
-    __syncthreads();
-    const int i2 = i - 1;
-    if (row && inner_j && i2 >= is && tj >= 1 && tj < kTbJ - 1) {  // warp-uniform
-      const int s0 = i2 % 4;
-      const Around2<T> a = around2<T>(
-          [&](int di, int dj) { return *reinterpret_cast<const V2<T>*>(&ring[(s0 + 4 + di) % 4][tj + dj][kt]); },
-          lane, [](int, int) { return [](int) { return T(0); }; });  // lanes 0 and 31 own no point needing them
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (!own[e]) continue;
-        const T ss = residual2(prev, e, a);
-        f.out[i2 * si + cjk + e] = a.r00.at(e, 0) + omega * ss;
-        g2 += double(ss) * double(ss);
-      }
-    }
-#pragma unroll
-    for (int m = 0; m < 12; ++m) prev[m] = cur[m];
-  }
-  block_partial2<kTbThreads>(g1, g2, partial);
-}
-
 // One sweep, a point per thread, warps on 128-byte lines (k = 32 q .. 32 q + 31).
 template <class T>
 __global__ void __launch_bounds__(256) single(F<T> f, T omega, double* partial) {
@@ -336,19 +199,15 @@ std::vector<T> two_sweeps(const std::vector<std::vector<T>>& h, int I, int J, in
   return p;
 }
 
-enum class Kind { ring4, prefetch, k2 };
-const char* name(Kind k) { return k == Kind::ring4 ? "ring4" : k == Kind::prefetch ? "prefetch" : "k2"; }
+enum class Kind { ring4, prefetch };
+const char* name(Kind k) { return k == Kind::ring4 ? "ring4" : "prefetch"; }
 
 template <class T>
 void launch(Kind kind, const F<T>& f, T omega, double* partial) {
   const int segs = (f.ni - 2 + kSeg - 1) / kSeg, tj = (f.nj - 2 + kTbJ - 3) / (kTbJ - 2);
-  if (kind == Kind::k2) {
-    fused_k2<T><<<dim3((f.nk - 2 + kK2Out - 1) / kK2Out, tj, segs), dim3(32, kTbJ)>>>(f, omega, partial);
-  } else {
-    const dim3 grid((f.nk - 2 + kTbK - 3) / (kTbK - 2), tj, segs);
-    if (kind == Kind::ring4) fused_point<T, false><<<grid, dim3(kTbK, kTbJ)>>>(f, omega, partial);
-    else fused_point<T, true><<<grid, dim3(kTbK, kTbJ)>>>(f, omega, partial);
-  }
+  const dim3 grid((f.nk - 2 + kTbK - 3) / (kTbK - 2), tj, segs);
+  if (kind == Kind::ring4) fused_point<T, false><<<grid, dim3(kTbK, kTbJ)>>>(f, omega, partial);
+  else fused_point<T, true><<<grid, dim3(kTbK, kTbJ)>>>(f, omega, partial);
 }
 
 template <class Kernel>
@@ -370,7 +229,7 @@ bool validate(int I, int J, int K) {
   double* partial;
   CK(cudaMalloc(&partial, 2 * sizeof(double) * blocks));
   bool ok = true;
-  for (Kind kind : {Kind::ring4, Kind::prefetch, Kind::k2}) {
+  for (Kind kind : {Kind::ring4, Kind::prefetch}) {
     CK(cudaMemcpy(d.a[13], h[12].data(), n * sizeof(T), cudaMemcpyHostToDevice));  // wrk2 carries p's boundary
     CK(cudaMemset(partial, 0, 2 * sizeof(double) * blocks));
     launch(kind, d.f, omega, partial);
@@ -408,7 +267,7 @@ void bench(int I, int J, int K) {
   });
   std::printf("  %s %dx%dx%d: single sweep %7.3f ms %6.0f GB/s", sizeof(T) == 4 ? "float " : "double", I, J, K, ms1,
               gb / (ms1 * 1e-3));
-  for (Kind kind : {Kind::ring4, Kind::prefetch, Kind::k2}) {
+  for (Kind kind : {Kind::ring4, Kind::prefetch}) {
     const float ms = median_ms([&] { launch(kind, d.f, omega, partial); });
     std::printf(" | %s %6.0f GB/s (%.2fx)", name(kind), 2 * gb / (ms * 1e-3), 2 * ms1 / ms);
   }
@@ -417,9 +276,15 @@ void bench(int I, int J, int K) {
 }
 
 int main(int argc, char** argv) {
+  int I = 256, J = 256, K = 512;
+  if (argc == 4) I = std::atoi(argv[1]), J = std::atoi(argv[2]), K = std::atoi(argv[3]);
+  if ((argc != 1 && argc != 4) || std::min({I, J, K}) < 3 || std::max({I, J, K}) > 2048) {
+    std::fprintf(stderr, "usage: %s [I J K], each 3 to 2048\n", argv[0]);
+    return 2;
+  }
   prefer_l1(single<float>), prefer_l1(single<double>);
-  prefer_l1(fused_point<float, false>), prefer_l1(fused_point<float, true>), prefer_l1(fused_k2<float>);
-  prefer_l1(fused_point<double, false>), prefer_l1(fused_point<double, true>), prefer_l1(fused_k2<double>);
+  prefer_l1(fused_point<float, false>), prefer_l1(fused_point<float, true>);
+  prefer_l1(fused_point<double, false>), prefer_l1(fused_point<double, true>);
   bool ok = true;
   for (auto g : {std::array<int, 3>{9, 17, 36}, std::array<int, 3>{70, 31, 134}, std::array<int, 3>{5, 40, 200}}) {
     ok = validate<float>(g[0], g[1], g[2]) && ok;
@@ -428,12 +293,6 @@ int main(int argc, char** argv) {
   if (!ok) {
     std::printf("a variant failed its check: no timings\n");
     return 1;
-  }
-  int I = 256, J = 256, K = 512;
-  if (argc == 4) I = std::atoi(argv[1]), J = std::atoi(argv[2]), K = std::atoi(argv[3]);
-  if (K % 2) {
-    std::fprintf(stderr, "K must be even (the k2 kernel's vector loads)\n");
-    return 2;
   }
   bench<float>(I, J, K);
   bench<double>(I, J, K);

@@ -28,13 +28,14 @@ struct SweepSpec {
     if (is_native_kernel(opt.kernel))
       throw std::invalid_argument(std::string("tessera::himeno::sweep: native kernels need Kokkos::Cuda and a "
                                               "Cuda-accessible float/double state, not ") + ExecSpace::name());
-    // automatic: rows on CPUs (2.4-5x mdrange, docs/perf/himeno.md), teamscratch
-    // on GPUs (the faster there, docs/himeno.md)
-    if (opt.kernel == Kernel::rows || (opt.kernel == Kernel::automatic && !is_device_space_v<ExecSpace>))
+    // automatic: rows on CPUs (2.4-5x mdrange), pointwise on GPUs (1.3-1.8x
+    // teamscratch on the H100), docs/perf/himeno.md
+    const bool automatic = opt.kernel == Kernel::automatic;
+    if (opt.kernel == Kernel::rows || (automatic && !is_device_space_v<ExecSpace>))
       sweep_rows<Accum>(exec, s, opt, result);
     else if (opt.kernel == Kernel::mdrange)
       sweep_mdrange<Accum>(exec, s, opt, result);
-    else if (opt.kernel == Kernel::pointwise)
+    else if (opt.kernel == Kernel::pointwise || automatic)
       sweep_pointwise<Accum>(exec, s, opt, result);
     else
       sweep_teamscratch<Accum>(exec, s, opt, result);
@@ -84,8 +85,9 @@ inline constexpr bool native_cuda_state_v =
     (std::is_same_v<typename State::scalar_type, float> || std::is_same_v<typename State::scalar_type, double>);
 
 // Native CUDA on Kokkos::Cuda: automatic and native_* run the native kernels
-// (gosa summed in double, then converted to Accum); mdrange, teamscratch and
-// rows stay portable, so the driver's kokkos-*@Cuda variants measure Kokkos.
+// (gosa summed in double, then converted to Accum); mdrange, teamscratch,
+// rows and pointwise stay portable, so the driver's kokkos-*@Cuda variants
+// measure Kokkos.
 template <class State>
 struct SweepSpec<Kokkos::Cuda, State, std::enable_if_t<native_cuda_state_v<State>>> {
   template <class Accum, class Result>

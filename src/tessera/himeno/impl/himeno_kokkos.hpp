@@ -37,12 +37,13 @@
 namespace tessera::himeno {
 
 // Which kernel a sweep runs (public: part of SweepOptions). automatic: the
-// native CUDA kernel on Kokkos::Cuda (when built), else teamscratch on GPUs
+// native CUDA kernel on Kokkos::Cuda (when built), else pointwise on GPUs
 // and rows on CPUs.
 // rows: one (i, j) row per work item, vectorised along k
 // (impl/himeno_kokkos_rows.hpp); for CPUs: correct on GPUs, but slow.
-// pointwise: one point per work item in teams of 8 x 32 whose warps start on
-// 128-byte lines (impl/himeno_kokkos_pointwise.hpp); for GPUs.
+// pointwise: one point per work item in tiles of 16 x 32 (two rows per team
+// thread) whose warps start on 128-byte lines
+// (impl/himeno_kokkos_pointwise.hpp); for GPUs.
 // native_naive / native_march / native_aligned / native_vector: the native
 // CUDA kernels, Kokkos::Cuda only.
 enum class Kernel {
@@ -64,9 +65,9 @@ constexpr bool is_native_kernel(Kernel k) {
 }
 
 struct SweepOptions {
-  // automatic: rows on CPUs, teamscratch on GPUs (the fastest of the
-  // portable kernels there, docs/himeno.md); a native kernel, where one is
-  // dispatched to.
+  // automatic: rows on CPUs, pointwise on GPUs (the fastest of the
+  // portable kernels there: 91-95% of copy on the H100, docs/perf/himeno.md);
+  // a native kernel, where one is dispatched to.
   Kernel kernel = Kernel::automatic;
   // teamscratch tile: points along i (one team's march), j and k; 0 picks
   // the execution space's default (impl::team_tiles). On GPUs tile_j <= 32.
