@@ -52,7 +52,7 @@ fi
 if [ "$mode" = --himeno ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 perf/himeno_streams_probe.cu -o build/himeno_streams_probe &&
     build/himeno_streams_probe | tee "$out/probe.txt"
-  nvcc -O3 -arch=sm_90 -std=c++17 perf/himeno_fused_probe.cu -o build/himeno_fused_probe &&
+  nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda perf/himeno_fused_probe.cu -o build/himeno_fused_probe &&
     build/himeno_fused_probe | tee "$out/fused_probe.txt"
 fi
 # Himeno: GPU variants at L and XL in float and double, then the paper-style

@@ -1,0 +1,498 @@
+#pragma once
+// The native CUDA Himeno kernels (device code), launched by himeno_native.cu;
+// a header so that the standalone probes in perf/ time candidate variants of
+// the same kernels. The point update follows himenoBMTxps.c term by term
+// (the same order as the portable kernels' point_ss); gosa is accumulated in
+// double per thread and reduced in the same launch.
+#include "tessera/himeno/himeno_chunk_order.hpp"
+#include "tessera/himeno/himeno_native_cuda.hpp"
+
+#include "common/block_reduce.cuh"
+
+#include <cstdint>
+
+namespace tessera::native_cuda::kernels {
+
+// The 12 coefficients of one point, loaded once (temporal blocking keeps them
+// in registers from the first sweep to the second).
+template <class T>
+struct Coef {
+  T a0, a1, a2, a3, b0, b1, b2, c0, c1, c2, wrk1, bnd;
+};
+
+template <class T>
+__device__ __forceinline__ Coef<T> load_coef(const HimenoFields<T>& f, long long c) {
+  return {__ldg(f.a0 + c), __ldg(f.a1 + c), __ldg(f.a2 + c), __ldg(f.a3 + c), __ldg(f.b0 + c), __ldg(f.b1 + c),
+          __ldg(f.b2 + c), __ldg(f.c0 + c), __ldg(f.c1 + c), __ldg(f.c2 + c), __ldg(f.wrk1 + c), __ldg(f.bnd + c)};
+}
+
+// The residual ss, term by term as the listing; P(di, dj, dk) reads p at an
+// offset from the point (global memory or a shared-memory plane ring).
+template <class T, class PAt>
+__device__ __forceinline__ T residual(const Coef<T>& q, PAt P) {
+  const T s0 = q.a0 * P(1, 0, 0) + q.a1 * P(0, 1, 0) + q.a2 * P(0, 0, 1) +
+               q.b0 * (P(1, 1, 0) - P(1, -1, 0) - P(-1, 1, 0) + P(-1, -1, 0)) +
+               q.b1 * (P(0, 1, 1) - P(0, -1, 1) - P(0, 1, -1) + P(0, -1, -1)) +
+               q.b2 * (P(1, 0, 1) - P(-1, 0, 1) - P(1, 0, -1) + P(-1, 0, -1)) + q.c0 * P(-1, 0, 0) +
+               q.c1 * P(0, -1, 0) + q.c2 * P(0, 0, -1) + q.wrk1;
+  return (s0 * q.a3 - P(0, 0, 0)) * q.bnd;
+}
+
+// Residual from global p, with p(i-1), p(i), p(i+1) of the column given.
+template <class T>
+__device__ __forceinline__ T residual(const HimenoFields<T>& f, long long c, T pm, T p0, T pp) {
+  const long long si = f.stride_i, sj = f.stride_j;
+  const T* __restrict__ p = f.p;
+  return residual(load_coef(f, c), [&](int di, int dj, int dk) {
+    if (dj == 0 && dk == 0) return di < 0 ? pm : (di > 0 ? pp : p0);
+    return __ldg(p + c + di * si + dj * sj + dk);
+  });
+}
+
+constexpr int kK = 32, kJ = 8, kThreads = kK * kJ;  // block: a warp along k, 8 rows of j
+constexpr int kChunk = 8;                           // planes of i per march block
+
+// kAligned: a warp covers k = 32 q .. 32 q + 31, one 128-byte line of float
+// (the first and last k idle), instead of k = 1 + 32 q .., which straddles two.
+template <class T, bool kAligned>
+__global__ void __launch_bounds__(kThreads) jacobi_naive(HimenoFields<T> f, T omega, double* partial) {
+  const int k = (kAligned ? 0 : 1) + blockIdx.x * kK + threadIdx.x;
+  const int j = 1 + blockIdx.y * kJ + threadIdx.y;
+  const int i = 1 + blockIdx.z;
+  double acc = 0;
+  if ((!kAligned || k >= 1) && k < f.nk - 1 && j < f.nj - 1) {
+    const long long c = i * f.stride_i + j * f.stride_j + k;
+    const T p0 = __ldg(f.p + c);
+    const T ss = residual(f, c, __ldg(f.p + c - f.stride_i), p0, __ldg(f.p + c + f.stride_i));
+    f.wrk2[c] = p0 + omega * ss;
+    acc = double(ss) * double(ss);
+  }
+  block_partial<kThreads>(acc, partial);
+}
+
+// 16 bytes of consecutive k points (float4 / double2): one load instruction
+// moves 512 bytes per warp. A plain copy on the H100 reaches 1.7 TB/s with 8
+// bytes per thread and 3.0 TB/s with 16; the one-point kernels' 4-8 bytes
+// per load keep too few bytes in flight at 32 registers.
+template <class T>
+struct Vec16 {
+  static constexpr int n = 16 / sizeof(T);
+  T v[n];
+};
+template <class T>
+__device__ __forceinline__ Vec16<T> load16(const T* x) {
+  Vec16<T> r;
+  if constexpr (sizeof(T) == 4) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(x));
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else {
+    const double2 q = __ldg(reinterpret_cast<const double2*>(x));
+    r.v[0] = q.x, r.v[1] = q.y;
+  }
+  return r;
+}
+template <class T>
+__device__ __forceinline__ void store16(T* x, const Vec16<T>& r) {
+  if constexpr (sizeof(T) == 4)
+    *reinterpret_cast<float4*>(x) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
+  else
+    *reinterpret_cast<double2*>(x) = make_double2(r.v[0], r.v[1]);
+}
+
+// A row of p at (di, dj) from the point, over the thread's V points and one
+// more on each side (from the neighbouring lanes; at a warp's ends from memory).
+template <class T>
+struct RowHalo {
+  Vec16<T> mid;
+  T left, right;
+  __device__ __forceinline__ T at(int e, int dk) const {
+    constexpr int V = Vec16<T>::n;
+    const int x = e + dk;
+    return x < 0 ? left : (x >= V ? right : mid.v[x]);
+  }
+};
+template <class T>
+__device__ __forceinline__ RowHalo<T> load_row_halo(const T* x, int lane, bool has_left, bool has_right) {
+  constexpr int V = Vec16<T>::n;
+  RowHalo<T> r{load16(x), T(0), T(0)};
+  r.left = __shfl_up_sync(0xffffffffu, r.mid.v[V - 1], 1);
+  r.right = __shfl_down_sync(0xffffffffu, r.mid.v[0], 1);
+  if (lane == 0 && has_left) r.left = __ldg(x - 1);
+  if (lane == 31 && has_right) r.right = __ldg(x + V);
+  return r;
+}
+
+// One thread per 16 bytes of a k row (V = 4 float or 2 double points),
+// warps on 512-byte lines, rows of 8 j per block, blocks in chunk order
+// (himeno_chunk_order.hpp: +7-14% at XL). Needs nk, the strides and
+// every array 16-byte aligned (vector_fits); the boundary k = 0 and nk-1 are
+// computed by nobody and stored by nobody (scalar stores on the edge vectors).
+constexpr int kVecJ = 8, kVecThreads = 32 * kVecJ;
+template <class T>
+__global__ void __launch_bounds__(kVecThreads, 2)
+    jacobi_vec(HimenoFields<T> f, T omega, tessera::himeno::ChunkOrder order, double* partial) {
+  constexpr int V = Vec16<T>::n;
+  const int lane = threadIdx.x;
+  int kt, jt, i;
+  order.tile(blockIdx.x, kt, jt, i);
+  const int k0 = (kt * 32 + lane) * V;
+  const int j = 1 + jt * kVecJ + threadIdx.y;
+  ++i;
+  double acc = 0;
+  if (j < f.nj - 1) {  // the same for the whole warp (a warp is one row): shuffles stay converged
+    const bool in_row = k0 < f.nk;
+    const long long si = f.stride_i, sj = f.stride_j;
+    const long long c = in_row ? i * si + j * sj + k0 : i * si + j * sj;  // idle lanes read a valid vector
+    const bool has_left = k0 > 0, has_right = k0 + V < f.nk;
+    const T* p = f.p + c;
+    const RowHalo<T> p00 = load_row_halo(p, lane, has_left, has_right);
+    const RowHalo<T> p10 = load_row_halo(p + si, lane, has_left, has_right);
+    const RowHalo<T> pm0 = load_row_halo(p - si, lane, has_left, has_right);
+    const RowHalo<T> p01 = load_row_halo(p + sj, lane, has_left, has_right);
+    const RowHalo<T> p0m = load_row_halo(p - sj, lane, has_left, has_right);
+    const Vec16<T> p11 = load16(p + si + sj), p1m = load16(p + si - sj);
+    const Vec16<T> pm1 = load16(p - si + sj), pmm = load16(p - si - sj);
+    const Vec16<T> a0 = load16(f.a0 + c), a1 = load16(f.a1 + c), a2 = load16(f.a2 + c), a3 = load16(f.a3 + c);
+    const Vec16<T> b0 = load16(f.b0 + c), b1 = load16(f.b1 + c), b2 = load16(f.b2 + c);
+    const Vec16<T> c0 = load16(f.c0 + c), c1 = load16(f.c1 + c), c2 = load16(f.c2 + c);
+    const Vec16<T> w1 = load16(f.wrk1 + c), bn = load16(f.bnd + c);
+    Vec16<T> out;
+    bool all_interior = true;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const int k = k0 + e;
+      const bool interior = in_row && k >= 1 && k < f.nk - 1;
+      all_interior = all_interior && interior;
+      const Coef<T> q{a0.v[e], a1.v[e], a2.v[e], a3.v[e], b0.v[e], b1.v[e], b2.v[e], c0.v[e], c1.v[e], c2.v[e], w1.v[e], bn.v[e]};
+      const T ss = residual(q, [&](int di, int dj, int dk) -> T {
+        if (di == 0 && dj == 0) return p00.at(e, dk);
+        if (dj == 0) return di > 0 ? p10.at(e, dk) : pm0.at(e, dk);
+        if (di == 0) return dj > 0 ? p01.at(e, dk) : p0m.at(e, dk);
+        return di > 0 ? (dj > 0 ? p11.v[e] : p1m.v[e]) : (dj > 0 ? pm1.v[e] : pmm.v[e]);  // dk = 0 only
+      });
+      out.v[e] = p00.mid.v[e] + omega * ss;
+      if (interior) acc += double(ss) * double(ss);
+    }
+    T* w = f.wrk2 + c;
+    if (all_interior) {
+      store16(w, out);
+    } else if (in_row) {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (k0 + e >= 1 && k0 + e < f.nk - 1) w[e] = out.v[e];
+    }
+  }
+  block_partial<kVecThreads>(acc, partial);
+}
+
+// Whether jacobi_vec may run on these fields: 16-byte vectors on every row.
+template <class T>
+bool vector_fits(const HimenoFields<T>& f) {
+  constexpr int V = Vec16<T>::n;
+  const void* arrays[] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd, f.p, f.wrk2};
+  for (const void* a : arrays)
+    if (reinterpret_cast<std::uintptr_t>(a) % 16) return false;
+  return f.nk % V == 0 && f.stride_j % V == 0 && f.stride_i % V == 0;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) jacobi_march(HimenoFields<T> f, T omega, double* partial) {
+  const int k = 1 + blockIdx.x * kK + threadIdx.x;
+  const int j = 1 + blockIdx.y * kJ + threadIdx.y;
+  const int i0 = 1 + blockIdx.z * kChunk;
+  const int i1 = min(i0 + kChunk, f.ni - 1);
+  double acc = 0;
+  if (k < f.nk - 1 && j < f.nj - 1) {
+    long long c = i0 * f.stride_i + j * f.stride_j + k;
+    T pm = __ldg(f.p + c - f.stride_i), p0 = __ldg(f.p + c);
+    for (int i = i0; i < i1; ++i, c += f.stride_i) {
+      const T pp = __ldg(f.p + c + f.stride_i);
+      const T ss = residual(f, c, pm, p0, pp);
+      f.wrk2[c] = p0 + omega * ss;
+      acc += double(ss) * double(ss);
+      pm = p0;
+      p0 = pp;
+    }
+  }
+  block_partial<kThreads>(acc, partial);
+}
+
+// Two sweeps per pass over memory (temporal blocking). A block owns an output
+// tile of (kTbJ-2) x (kTbK-2) points in (j, k) and a segment of kTbSeg planes
+// in i, and marches in i. Each step computes sweep 1 on plane i for the tile
+// and a one-point halo ring (the halo is recomputed by the neighbours too),
+// keeps the result in a shared-memory ring of planes, and computes sweep 2 on
+// plane i-1 from that ring with the coefficients it loaded for sweep 1 one
+// step earlier, held in registers. So each coefficient is read from memory
+// once for two sweeps (plus the halo's share), and p1 never leaves the chip.
+constexpr int kTbK = 32, kTbJ = 16, kTbThreads = kTbK * kTbJ;
+constexpr int kTbSeg = 64;
+
+// Two blocks per SM cap a thread at 64 registers: enough in float, but the 12
+// held double coefficients then spill (124 bytes per thread), so double runs
+// one block per SM with up to 128 registers.
+//
+// The ring has 4 slots, so one barrier per plane suffices: the slot a step
+// writes was last read two steps earlier, before the previous step's barrier
+// (3 slots and a second barrier: 2-4% slower on the H100, 1 block per SM in
+// float with 72 registers: 1-2% slower).
+//
+// kSmemCoef (a candidate the library does not launch; perf/himeno_fused_probe.cu
+// times it): the coefficients wait for sweep 2 in dynamic shared memory
+// (held_coef_bytes), each thread in its own column, instead of registers, so
+// that two blocks fit per SM in double too. Re-reading them from memory
+// instead was slower in both precisions (docs/perf/himeno.md).
+template <class T, int kPoints>
+constexpr int held_coef_bytes() {
+  return 12 * kTbThreads * kPoints * int(sizeof(T));
+}
+template <class Unit>
+__device__ __forceinline__ Unit* held_column() {
+  extern __shared__ __align__(16) unsigned char held_smem[];
+  return reinterpret_cast<Unit*>(held_smem) + threadIdx.x + blockDim.x * threadIdx.y;
+}
+template <class T>
+__device__ __forceinline__ Coef<T> load_held(const T* h) {
+  return {h[0],              h[kTbThreads],     h[2 * kTbThreads], h[3 * kTbThreads],
+          h[4 * kTbThreads], h[5 * kTbThreads], h[6 * kTbThreads], h[7 * kTbThreads],
+          h[8 * kTbThreads], h[9 * kTbThreads], h[10 * kTbThreads], h[11 * kTbThreads]};
+}
+template <class T>
+__device__ __forceinline__ void store_held(T* h, const Coef<T>& q) {
+  const T v[12] = {q.a0, q.a1, q.a2, q.a3, q.b0, q.b1, q.b2, q.c0, q.c1, q.c2, q.wrk1, q.bnd};
+#pragma unroll
+  for (int m = 0; m < 12; ++m) h[m * kTbThreads] = v[m];
+}
+
+template <class T, bool kSmemCoef = false>
+__global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 || kSmemCoef) ? 2 : 1)
+    jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+  constexpr int kRing = 4;
+  __shared__ T ring[kRing][kTbJ][kTbK];  // p after sweep 1 of planes i-3 .. i (slot = plane % 4)
+  const int tk = threadIdx.x, tj = threadIdx.y;
+  const int k = blockIdx.x * (kTbK - 2) + tk;  // this thread's point; the tile starts at k = 1
+  const int j = blockIdx.y * (kTbJ - 2) + tj;
+  const bool in_array = k < f.nk && j < f.nj;
+  const bool inner_jk = k >= 1 && k < f.nk - 1 && j >= 1 && j < f.nj - 1;
+  const bool owner = inner_jk && tk >= 1 && tk < kTbK - 1 && tj >= 1 && tj < kTbJ - 1;
+  const int is = 1 + blockIdx.z * kTbSeg, ie = min(is + kTbSeg, f.ni - 1);  // sweep-2 planes [is, ie)
+  const long long si = f.stride_i, sj = f.stride_j;
+  const long long cjk = j * sj + k;
+  Coef<T> prev{};  // coefficients of plane i-1 (owners)
+  T* const held = kSmemCoef ? held_column<T>() : nullptr;
+  double g1 = 0, g2 = 0;
+  for (int i = is - 1; i <= ie; ++i) {
+    const int slot = i % kRing;
+    const long long c = i * si + cjk;
+    // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
+    Coef<T> cur{};
+    if (in_array) {
+      T p1;
+      if (inner_jk && i >= 1 && i < f.ni - 1) {
+        cur = load_coef(f, c);
+        const T* __restrict__ p = f.p;
+        const T ss = residual(cur, [&](int di, int dj, int dk) { return __ldg(p + c + di * si + dj * sj + dk); });
+        p1 = __ldg(p + c) + omega * ss;
+        if (owner && i >= is && i < ie) g1 += double(ss) * double(ss);
+      } else {
+        p1 = __ldg(f.p + c);
+      }
+      ring[slot][tj][tk] = p1;
+    }
+    __syncthreads();
+    // Sweep 2 on plane i-1 from the ring.
+    const int i2 = i - 1;
+    if (owner && i2 >= is) {
+      const int s0 = i2 % kRing;
+      const T ss = residual(kSmemCoef ? load_held(held) : prev,
+                            [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
+      f.wrk2[i2 * si + cjk] = ring[s0][tj][tk] + omega * ss;
+      g2 += double(ss) * double(ss);
+    }
+    if constexpr (kSmemCoef) {
+      if (owner) store_held(held, cur);  // its own column: read above, no barrier needed
+    } else {
+      prev = cur;
+    }
+  }
+  grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
+}
+
+// --- fused2, two k points per thread (float) -------------------------------
+// The one-point fused kernel is bound by latency per plane step in float
+// (57 G point-sweeps/s against 41 G in double, the same bytes). Two k points
+// per thread halve the threads per point and double the bytes per load: a
+// 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
+// of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
+// lanes, one 512-thread block per SM (121 registers, no spills). On the H100
+// (perf/himeno_fused_probe.cu): 1.43x / 1.54x the single sweep at L / XL
+// against 1.11x / 1.14x for the one-point kernel. Double spills at 128
+// registers and stays one point per thread.
+
+// Two consecutive T of a row as one 8- or 16-byte access.
+template <class T>
+struct alignas(2 * sizeof(T)) V2 {
+  T x, y;
+};
+template <class T>
+__device__ __forceinline__ V2<T> ld2(const T* a) {
+  if constexpr (sizeof(T) == 4) {
+    const float2 v = __ldg(reinterpret_cast<const float2*>(a));
+    return {v.x, v.y};
+  } else {
+    const double2 v = __ldg(reinterpret_cast<const double2*>(a));
+    return {v.x, v.y};
+  }
+}
+// A row's two points and their k-1, k+2 neighbours: from the neighbouring
+// lanes (a warp is one row of the tile), at the warp's ends from `edge`.
+template <class T>
+struct Row2 {
+  V2<T> v;
+  T left, right;
+  __device__ __forceinline__ T at(int e, int dk) const {
+    const int x = e + dk;
+    return x < 0 ? left : x == 0 ? v.x : x == 1 ? v.y : right;
+  }
+};
+template <class T, class Edge>
+__device__ __forceinline__ Row2<T> row2(V2<T> v, int lane, Edge edge) {
+  Row2<T> r{v, __shfl_up_sync(0xffffffffu, v.y, 1), __shfl_down_sync(0xffffffffu, v.x, 1)};
+  if (lane == 0) r.left = edge(-1);
+  if (lane == 31) r.right = edge(2);
+  return r;
+}
+// The 19 p values around a thread's two points: five rows with their k
+// neighbours, the four (i, j) corners without.
+template <class T>
+struct Around2 {
+  Row2<T> r00, r10, rm0, r01, r0m;
+  V2<T> p11, p1m, pm1, pmm;
+  __device__ __forceinline__ T at(int e, int di, int dj, int dk) const {
+    if (di == 0 && dj == 0) return r00.at(e, dk);
+    if (dj == 0) return di > 0 ? r10.at(e, dk) : rm0.at(e, dk);
+    if (di == 0) return dj > 0 ? r01.at(e, dk) : r0m.at(e, dk);
+    const V2<T> v = di > 0 ? (dj > 0 ? p11 : p1m) : (dj > 0 ? pm1 : pmm);
+    return e ? v.y : v.x;
+  }
+};
+// pair(di, dj): the thread's two points of row (di, dj); edge_of(di, dj):
+// that row's loader of single values at k offsets (the warp's ends).
+template <class T, class Pair, class EdgeOf>
+__device__ __forceinline__ Around2<T> around2(Pair pair, int lane, EdgeOf edge_of) {
+  return {row2(pair(0, 0), lane, edge_of(0, 0)),  row2(pair(1, 0), lane, edge_of(1, 0)),
+          row2(pair(-1, 0), lane, edge_of(-1, 0)), row2(pair(0, 1), lane, edge_of(0, 1)),
+          row2(pair(0, -1), lane, edge_of(0, -1)), pair(1, 1), pair(1, -1), pair(-1, 1), pair(-1, -1)};
+}
+template <class T>
+__device__ __forceinline__ T residual2(const V2<T>* q, int e, const Around2<T>& a) {
+  const auto at = [&](int m) { return e ? q[m].y : q[m].x; };
+  const Coef<T> c{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
+  return residual(c, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
+}
+
+// The same from coefficient pairs held in shared memory (h: the thread's column).
+template <class T>
+__device__ __forceinline__ T residual2_held(const V2<T>* h, int e, const Around2<T>& a) {
+  const auto at = [&](int m) { return e ? h[m * kTbThreads].y : h[m * kTbThreads].x; };
+  const Coef<T> c{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
+  return residual(c, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
+}
+
+constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lanes x 2), outputs
+
+// kSmemCoef: as for jacobi_fused2 (pairs held in dynamic shared memory,
+// two blocks per SM; a candidate the library does not launch).
+template <class T, bool kSmemCoef = false>
+__global__ void __launch_bounds__(kTbThreads, kSmemCoef ? 2 : 1)
+    jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+  constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
+  __shared__ __align__(16) T ring[kRing][kTbJ][kK2];
+  const T* const coef[12] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd};
+  const int lane = threadIdx.x, tj = threadIdx.y;
+  const int kt = 2 * lane;                     // tile-local k of the thread's first point
+  const int k0 = blockIdx.x * kK2Out + kt;     // its global k (even: the pair is aligned)
+  const int j = blockIdx.y * (kTbJ - 2) + tj;
+  const bool row = j < f.nj;                   // warp-uniform
+  const bool inner_j = j >= 1 && j < f.nj - 1;
+  const bool in_k = k0 < f.nk;                 // both points (nk even)
+  const long long si = f.stride_i, sj = f.stride_j;
+  const long long cjk = j * sj + (in_k ? k0 : 0);  // idle lanes read a valid pair
+  bool inner[2], own[2];
+  for (int e = 0; e < 2; ++e) {
+    const int k = k0 + e, t = kt + e;
+    inner[e] = in_k && inner_j && k >= 1 && k < f.nk - 1;
+    own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
+  }
+  const int is = 1 + blockIdx.z * kTbSeg, ie = min(is + kTbSeg, f.ni - 1);  // sweep-2 planes [is, ie)
+  V2<T> prev[12], cur[12];
+  V2<T>* const held = kSmemCoef ? held_column<V2<T>>() : nullptr;
+  double g1 = 0, g2 = 0;
+  for (int i = is - 1; i <= ie; ++i) {
+    const long long c = i * si + cjk;
+    // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
+    if (row) {
+      const T* p = f.p + c;
+      const V2<T> pc = ld2(p);
+      V2<T> p1 = pc;
+      if (i >= 1 && i < f.ni - 1 && inner_j) {  // warp-uniform: the shuffles stay converged
+#pragma unroll
+        for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c);
+        const Around2<T> a = around2<T>(
+            [&](int di, int dj) { return ld2(p + di * si + dj * sj); }, lane,
+            [&](int di, int dj) {
+              const T* q = p + di * si + dj * sj;
+              return [=](int dk) { return k0 + dk >= 0 && k0 + dk < f.nk ? __ldg(q + dk) : T(0); };
+            });
+        T out[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const T ss = residual2(cur, e, a);
+          out[e] = (e ? pc.y : pc.x) + (inner[e] ? omega * ss : T(0));
+          if (own[e] && i >= is && i < ie) g1 += double(ss) * double(ss);
+        }
+        p1 = {out[0], out[1]};
+      }
+      *reinterpret_cast<V2<T>*>(&ring[i % kRing][tj][kt]) = p1;
+    }
+    __syncthreads();
+    // Sweep 2 on plane i-1 from the ring.
+    const int i2 = i - 1;
+    if (row && inner_j && i2 >= is && tj >= 1 && tj < kTbJ - 1) {  // warp-uniform
+      const int s0 = i2 % kRing;
+      const Around2<T> a = around2<T>(
+          [&](int di, int dj) {
+            return *reinterpret_cast<const V2<T>*>(&ring[(s0 + kRing + di) % kRing][tj + dj][kt]);
+          },
+          lane, [](int, int) { return [](int) { return T(0); }; });  // lanes 0 and 31 own no point needing them
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (!own[e]) continue;
+        const T ss = kSmemCoef ? residual2_held(held, e, a) : residual2(prev, e, a);
+        f.wrk2[i2 * si + cjk + e] = a.r00.at(e, 0) + omega * ss;
+        g2 += double(ss) * double(ss);
+      }
+    }
+    if constexpr (kSmemCoef) {
+      if (row && inner_j && tj >= 1 && tj < kTbJ - 1) {  // its own column: read above, no barrier needed
+#pragma unroll
+        for (int m = 0; m < 12; ++m) held[m * kTbThreads] = cur[m];
+      }
+    } else {
+#pragma unroll
+      for (int m = 0; m < 12; ++m) prev[m] = cur[m];
+    }
+  }
+  grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
+}
+
+// Whether jacobi_fused2_k2 may run on these fields: aligned pairs on every row.
+template <class T>
+bool pairs_fit(const HimenoFields<T>& f) {
+  const void* arrays[] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd, f.p, f.wrk2};
+  for (const void* a : arrays)
+    if (reinterpret_cast<std::uintptr_t>(a) % (2 * sizeof(T))) return false;
+  return f.nk % 2 == 0 && f.stride_j % 2 == 0 && f.stride_i % 2 == 0;
+}
+
+}  // namespace tessera::native_cuda::kernels
