@@ -50,10 +50,9 @@ if [ "$mode" = --scaling ]; then
   exit 0
 fi
 if [ "$mode" = --himeno ]; then
-  nvcc -O3 -arch=sm_90 -std=c++17 perf/himeno_streams_probe.cu -o build/himeno_streams_probe &&
-    build/himeno_streams_probe | tee "$out/probe.txt"
-  nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda perf/himeno_fused_probe.cu -o build/himeno_fused_probe &&
-    build/himeno_fused_probe | tee "$out/fused_probe.txt"
+  # The probes are built with the cuda flavour (perf/CMakeLists.txt).
+  build/cuda/perf/himeno_streams_probe | tee "$out/probe.txt" || true
+  build/cuda/perf/himeno_fused_probe | tee "$out/fused_probe.txt" || true
 fi
 # Himeno: GPU variants at L and XL in float and double, then the paper-style
 # table of every variant at M (CPU columns included).

@@ -18,8 +18,9 @@
 // with 164 bytes of spills in float).
 // GB/s effective = 14 words x interior points x sweeps / time; blocks/SM from
 // the occupancy calculator with the carve-out this probe sets.
-// Build: nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda \
-//          perf/himeno_fused_probe.cu -o probe; ./probe [I J K]
+// Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_fused_probe
+// [I J K]; by hand: nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda
+// perf/himeno_fused_probe.cu -o probe.
 #include "probe_common.cuh"
 
 #include "himeno/himeno_kernels.cuh"

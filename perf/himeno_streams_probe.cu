@@ -9,7 +9,8 @@
 // placed separately (one cudaMalloc each, as Kokkos does), back to back at
 // multiples of N, or staggered by an odd number of KiB; the sweep also with
 // warps aligned to 128-byte lines (k = 0 .. 31 per warp, the edges idle).
-// Build: nvcc -O3 -arch=sm_90 perf/himeno_streams_probe.cu -o probe; ./probe [I J K]
+// Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_streams_probe [I J K];
+// by hand: nvcc -O3 -arch=sm_90 perf/himeno_streams_probe.cu -o probe.
 #include "probe_common.cuh"
 
 template <class T>
