@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 || kSmemCoef) ? 2 
 // per thread halve the threads per point and double the bytes per load: a
 // 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
 // of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
-// lanes, one 512-thread block per SM (121 registers, no spills). On the H100
+// lanes, one 512-thread block per SM (116 registers, no spills). On the H100
 // (perf/himeno_fused_probe.cu): 1.43x / 1.54x the single sweep at L / XL
 // against 1.11x / 1.14x for the one-point kernel. Double spills at 128
 // registers and stays one point per thread.
