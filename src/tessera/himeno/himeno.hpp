@@ -139,19 +139,50 @@ struct HimenoState {
 
   HimenoState() = default;
   // Allocates without initialising: fill with initialize() or initialize_random().
+  // In HostSpace the seven arrays share one allocation, each starting
+  // kStagger bytes (17 cache lines) further modulo 16 KiB than the previous:
+  // separately allocated, they all start at one offset modulo 4 KiB, and at
+  // power-of-two grids the 14 streams of a CPU row sweep then fall into the
+  // same L1 sets (perf/himeno_cpu_offsets_probe.cpp). Other memory spaces
+  // keep one allocation per array.
   explicit HimenoState(const Grid& g) : grid(make_grid(g.imax, g.jmax, g.kmax)) {
-    auto v3 = [&](const char* name) {
-      return View3(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("himeno::") + name), g.imax,
-                   g.jmax, g.kmax);
-    };
-    auto v4 = [&](const char* name, int n) {
-      return View4(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("himeno::") + name), n, g.imax,
-                   g.jmax, g.kmax);
-    };
-    a = v4("a", 4), b = v4("b", 3), c = v4("c", 3);
-    p = v3("p"), bnd = v3("bnd"), wrk1 = v3("wrk1"), wrk2 = v3("wrk2");
+    const std::size_t n = std::size_t(g.imax) * g.jmax * g.kmax;
+    if constexpr (std::is_same_v<MemorySpace, Kokkos::HostSpace>) {
+      constexpr std::size_t kStagger = 1088, kPeriod = 16384;
+      const std::size_t counts[7] = {4 * n, 3 * n, 3 * n, n, n, n, n};  // a, b, c, p, bnd, wrk1, wrk2
+      std::size_t offset[7], end = 0;
+      for (int m = 0; m < 7; ++m) {
+        const std::size_t want = m * kStagger % kPeriod;  // this array's start modulo kPeriod
+        offset[m] = end + (want + kPeriod - end % kPeriod) % kPeriod;
+        end = offset[m] + counts[m] * sizeof(Scalar);
+      }
+      pool_ = Kokkos::View<char*, MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "himeno::state"),
+                                               end + kPeriod);
+      // The pool's own start is page-aligned plus a fixed header: offsets are relative to it.
+      char* const base = pool_.data();
+      auto at = [&](int m) { return reinterpret_cast<Scalar*>(base + offset[m]); };
+      a = View4(at(0), 4, g.imax, g.jmax, g.kmax), b = View4(at(1), 3, g.imax, g.jmax, g.kmax);
+      c = View4(at(2), 3, g.imax, g.jmax, g.kmax);
+      p = View3(at(3), g.imax, g.jmax, g.kmax), bnd = View3(at(4), g.imax, g.jmax, g.kmax);
+      wrk1 = View3(at(5), g.imax, g.jmax, g.kmax), wrk2 = View3(at(6), g.imax, g.jmax, g.kmax);
+    } else {
+      auto v3 = [&](const char* name) {
+        return View3(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("himeno::") + name), g.imax,
+                     g.jmax, g.kmax);
+      };
+      auto v4 = [&](const char* name, int count) {
+        return View4(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("himeno::") + name), count,
+                     g.imax, g.jmax, g.kmax);
+      };
+      a = v4("a", 4), b = v4("b", 3), c = v4("c", 3);
+      p = v3("p"), bnd = v3("bnd"), wrk1 = v3("wrk1"), wrk2 = v3("wrk2");
+    }
+    (void)n;
   }
   static double bytes(const Grid& g) { return double(kWordsPerPoint) * sizeof(Scalar) * double(g.points()); }
+
+ private:
+  Kokkos::View<char*, MemorySpace> pool_;  // HostSpace: the arrays' memory (the Views above do not own it)
 };
 
 namespace detail {

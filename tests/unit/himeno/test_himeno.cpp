@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -152,6 +153,33 @@ TYPED_TEST(Himeno, PointwiseInChunksMatchesSerialLoop) {
 // Chunk order: every tile exactly once, k fastest, a chunk's j-tiles before
 // the next plane, whole chunks one after the other; the portable kernel's
 // multiply-shift form gives the same order.
+// Host states: the seven arrays start at distinct offsets modulo 16 KiB
+// (page-aligned starts put a CPU row sweep's 14 streams into the same L1
+// sets at power-of-two grids), 64-byte aligned, and do not overlap.
+TEST(HimenoState, HostArraysStaggeredAndDisjoint) {
+  for (const tessera::himeno::Grid g : {tessera::himeno::Grid{32, 32, 64}, tessera::himeno::Grid{9, 7, 13}}) {
+    const tessera::himeno::HimenoState<double, Kokkos::HostSpace> s(g);
+    const std::size_t n = std::size_t(g.imax) * g.jmax * g.kmax;
+    struct Span {
+      const char* begin;
+      std::size_t bytes;
+    };
+    const Span spans[] = {{(const char*)s.a.data(), 4 * n * 8}, {(const char*)s.b.data(), 3 * n * 8},
+                          {(const char*)s.c.data(), 3 * n * 8}, {(const char*)s.p.data(), n * 8},
+                          {(const char*)s.bnd.data(), n * 8},   {(const char*)s.wrk1.data(), n * 8},
+                          {(const char*)s.wrk2.data(), n * 8}};
+    std::vector<std::uintptr_t> mod;
+    for (const Span& x : spans) {
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(x.begin) % 64, 0u);
+      mod.push_back(reinterpret_cast<std::uintptr_t>(x.begin) % 16384);
+      for (const Span& y : spans)
+        if (&x != &y) EXPECT_TRUE(x.begin + x.bytes <= y.begin || y.begin + y.bytes <= x.begin) << "overlap";
+    }
+    std::sort(mod.begin(), mod.end());
+    EXPECT_EQ(std::unique(mod.begin(), mod.end()), mod.end()) << "two arrays start at one offset modulo 16 KiB";
+  }
+}
+
 TEST(HimenoChunkOrder, VisitsEveryTileOnceInChunks) {
   using State = HimenoState<float, Kokkos::HostSpace>;
   const State s(Grid{3, 3, 3});
