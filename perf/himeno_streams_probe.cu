@@ -113,12 +113,8 @@ void run(int I, int J, int K) {
 }
 
 int main(int argc, char** argv) {
-  int I = 256, J = 256, K = 512;
-  if (argc == 4) I = std::atoi(argv[1]), J = std::atoi(argv[2]), K = std::atoi(argv[3]);
-  if ((argc != 1 && argc != 4) || std::min({I, J, K}) < 3 || std::max({I, J, K}) > 2048) {
-    std::fprintf(stderr, "usage: %s [I J K], each 3 to 2048\n", argv[0]);
-    return 2;
-  }
+  int I, J, K;
+  if (!probe_grid(argc, argv, I, J, K)) return 2;
   run<float>(I, J, K);
   run<double>(I, J, K);
   if (argc != 4) {

@@ -27,6 +27,18 @@ struct F {
   int ni, nj, nk;
 };
 
+// The probes' grid: I J K from the command line (each 3 to 2048), else L
+// (256 x 256 x 512). Prints a usage line and returns false on anything else.
+inline bool probe_grid(int argc, char** argv, int& I, int& J, int& K) {
+  I = 256, J = 256, K = 512;
+  if (argc == 4) I = std::atoi(argv[1]), J = std::atoi(argv[2]), K = std::atoi(argv[3]);
+  if ((argc != 1 && argc != 4) || std::min({I, J, K}) < 3 || std::max({I, J, K}) > 2048) {
+    std::fprintf(stderr, "usage: %s [I J K], each 3 to 2048\n", argv[0]);
+    return false;
+  }
+  return true;
+}
+
 // Values of O(1) that differ from point to point (zeros could flatter DRAM).
 template <class T>
 __global__ void fill(T* a, long long n, unsigned salt) {

@@ -146,8 +146,8 @@ struct HimenoState {
   // same L1 sets (perf/himeno_cpu_offsets_probe.cpp). Other memory spaces
   // keep one allocation per array.
   explicit HimenoState(const Grid& g) : grid(make_grid(g.imax, g.jmax, g.kmax)) {
-    const std::size_t n = std::size_t(g.imax) * g.jmax * g.kmax;
     if constexpr (std::is_same_v<MemorySpace, Kokkos::HostSpace>) {
+      const std::size_t n = std::size_t(g.imax) * g.jmax * g.kmax;
       constexpr std::size_t kStagger = 1088, kPeriod = 16384;
       const std::size_t counts[7] = {4 * n, 3 * n, 3 * n, n, n, n, n};  // a, b, c, p, bnd, wrk1, wrk2
       std::size_t offset[7], end = 0;
@@ -177,7 +177,6 @@ struct HimenoState {
       a = v4("a", 4), b = v4("b", 3), c = v4("c", 3);
       p = v3("p"), bnd = v3("bnd"), wrk1 = v3("wrk1"), wrk2 = v3("wrk2");
     }
-    (void)n;
   }
   static double bytes(const Grid& g) { return double(kWordsPerPoint) * sizeof(Scalar) * double(g.points()); }
 
