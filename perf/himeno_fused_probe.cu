@@ -1,23 +1,19 @@
-// Probe: the library's two-sweep (temporal blocking) kernels side by side with
-// candidate variants of them, each first checked against two sweeps on the
-// CPU on random fields, then timed at L and XL beside the library's single
-// sweep (jacobi_vec). The kernels are the library's own
-// (backends/cuda/himeno/himeno_kernels.cuh); the candidates are template
-// options the library does not launch:
-//   point       jacobi_fused2: a point per thread, 32 x 16 threads, 30 x 14
-//               outputs, the coefficients held in registers for sweep 2
-//               (what the library runs in double);
-//   point-smem  the same with the coefficients held in dynamic shared memory,
-//               so that two 512-thread blocks fit per SM in double too;
-//   k2          jacobi_fused2_k2: two k points per thread, 64 x 16 tile
-//               (what the library runs in float);
-//   k2-smem     k2 with the coefficient pairs in shared memory (48 KiB per
-//               block), two blocks per SM.
-// Both precisions for every variant (k2 spills in double: 128 registers;
-// ptxas, sm_90: point-smem 64 registers, no spills, in both; k2-smem 64
-// with 164 bytes of spills in float).
+// Probe: the library's two-sweep (temporal blocking) kernels, each first
+// checked against two sweeps on the CPU on random fields (with the segment
+// count the library picks, down to one-plane segments on small grids), then
+// timed at L and XL beside the library's single sweep (jacobi_vec), with the
+// segment count the library picks (kn::fused2_segments, "auto") and with
+// fixed segment lengths:
+//   point  jacobi_fused2: a point per thread, 32 x 16 threads, 30 x 14
+//          outputs, the coefficients held in registers for sweep 2 (what the
+//          library runs in double, and in float when rows are not pairs);
+//   k2     jacobi_fused2_k2: two k points per thread, 64 x 16 tile (what the
+//          library runs in float; it spills in double at 128 registers).
+// Both precisions for both. Candidates measured here and dropped are in
+// docs/perf/himeno.md (shared-memory held or cp.async-staged coefficients,
+// L2-only coefficient loads, chunked tile order).
 // GB/s effective = 14 words x interior points x sweeps / time; blocks/SM from
-// the occupancy calculator with the carve-out this probe sets.
+// the occupancy calculator with all L1 (as the library asks).
 // Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_fused_probe
 // [I J K]; by hand: nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda
 // perf/himeno_fused_probe.cu -o probe.
@@ -42,34 +38,22 @@ struct Variant {
   const char* name;
   Kernel<T> kernel;
   int tile_k;  // outputs per tile along k
-  int smem;    // dynamic shared memory per block
   bool pairs;  // needs kn::pairs_fit
+  int blocks = 0;  // per SM (configure)
 };
 
 template <class T>
 std::vector<Variant<T>> variants() {
-  return {{"point", kn::jacobi_fused2<T, false>, kn::kTbK - 2, 0, false},
-          {"point-smem", kn::jacobi_fused2<T, true>, kn::kTbK - 2, kn::held_coef_bytes<T, 1>(), false},
-          {"k2", kn::jacobi_fused2_k2<T, false>, kn::kK2Out, 0, true},
-          {"k2-smem", kn::jacobi_fused2_k2<T, true>, kn::kK2Out, kn::held_coef_bytes<T, 2>(), true}};
+  return {{"point", kn::jacobi_fused2<T>, kn::kTbK - 2, false}, {"k2", kn::jacobi_fused2_k2<T>, kn::kK2Out, true}};
 }
 
-// Shared-memory carve-out for two blocks per SM (L1 gets the rest), the
-// dynamic size allowed; returns the blocks per SM the device will run.
+// All L1 (sweep 1 reads p through it, as the library asks); returns the
+// blocks per SM the device will run.
 template <class T>
-int configure(const Variant<T>& v) {
-  cudaFuncAttributes a{};
-  CK(cudaFuncGetAttributes(&a, v.kernel));
-  int dev = 0, smem_sm = 0;
-  CK(cudaGetDevice(&dev));
-  CK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  if (v.smem > 0) CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-  const int need = 2 * (int(a.sharedSizeBytes) + v.smem + 1024);  // 1 KiB reserved per block
-  const int percent = v.smem > 0 ? std::min(100, (100 * need + smem_sm - 1) / smem_sm) : 0;
-  CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  int blocks = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kn::kTbThreads, v.smem));
-  return blocks;
+int configure(Variant<T>& v) {
+  CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v.blocks, v.kernel, kn::kTbThreads, 0));
+  return v.blocks;
 }
 
 template <class T>
@@ -94,10 +78,13 @@ struct Arrays {
     for (auto x : a) cudaFree(x);
     cudaFree(partial), cudaFree(done), cudaFree(gosa);
   }
-  void launch(const Variant<T>& v, T omega) const {
-    const dim3 grid((f.nk - 2 + v.tile_k - 1) / v.tile_k, (f.nj - 2 + kn::kTbJ - 3) / (kn::kTbJ - 2),
-                    (f.ni - 2 + kn::kTbSeg - 1) / kn::kTbSeg);
-    v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ), v.smem>>>(f, omega, partial, done, gosa);
+  // segments: 0 cuts the planes as fused2_segments picks.
+  void launch(const Variant<T>& v, T omega, int segments = 0) const {
+    dim3 grid((f.nk - 2 + v.tile_k - 1) / v.tile_k, (f.nj - 2 + kn::kTbJ - 3) / (kn::kTbJ - 2), 1);
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    grid.z = segments > 0 ? segments : kn::fused2_segments((long long)grid.x * grid.y, f.ni - 2, v.blocks * sms);
+    v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ)>>>(f, omega, partial, done, gosa);
   }
   // The library's single sweep (16 bytes of k per thread, chunk order).
   void single(T omega) const {
@@ -169,8 +156,8 @@ bool validate(int I, int J, int K) {
   Arrays<T> d(I, J, K);
   for (int m = 0; m < 13; ++m) CK(cudaMemcpy(d.a[m], h[m].data(), n * sizeof(T), cudaMemcpyHostToDevice));
   bool ok = true;
-  for (const auto& v : variants<T>()) {
-    if (v.pairs && !kn::pairs_fit(d.f)) continue;
+  for (auto v : variants<T>()) {
+    if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
     CK(cudaMemcpy(d.a[13], h[12].data(), n * sizeof(T), cudaMemcpyHostToDevice));  // wrk2 carries p's boundary
     d.launch(v, omega);
     CK(cudaDeviceSynchronize());
@@ -204,12 +191,18 @@ void bench(int I, int J, int K) {
   const float ms1 = median_ms([&] { d.single(omega); });
   std::printf("  %s %dx%dx%d: single sweep %7.3f ms %6.0f GB/s", sizeof(T) == 4 ? "float " : "double", I, J, K, ms1,
               gb / (ms1 * 1e-3));
-  for (const auto& v : variants<T>()) {
-    if (v.pairs && !kn::pairs_fit(d.f)) continue;
-    const float ms = median_ms([&] { d.launch(v, omega); });
-    std::printf(" | %s %6.0f GB/s (%.2fx)", v.name, 2 * gb / (ms * 1e-3), 2 * ms1 / ms);
-  }
   std::printf("\n");
+  for (auto v : variants<T>()) {
+    if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
+    std::printf("    %-9s %d/SM:", v.name, v.blocks);
+    for (int seg : {0, 16, 32, 48, 64, 96, 128, 256}) {
+      if (seg > I - 2) break;
+      const int n = seg ? (I - 2 + seg - 1) / seg : 0;
+      const float ms = median_ms([&] { d.launch(v, omega, n); });
+      std::printf(" %s%d %.0f (%.2fx)", seg ? "seg" : "auto", seg, 2 * gb / (ms * 1e-3), 2 * ms1 / ms);
+    }
+    std::printf("\n");
+  }
 }
 
 int main(int argc, char** argv) {
@@ -217,8 +210,6 @@ int main(int argc, char** argv) {
   if (!probe_grid(argc, argv, I, J, K)) return 2;
   CK(cudaFuncSetAttribute(kn::jacobi_vec<float>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
   CK(cudaFuncSetAttribute(kn::jacobi_vec<double>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-  for (const auto& v : variants<float>()) std::printf("  float  %-10s %d blocks/SM\n", v.name, configure(v));
-  for (const auto& v : variants<double>()) std::printf("  double %-10s %d blocks/SM\n", v.name, configure(v));
   bool ok = true;
   for (auto g : {std::array<int, 3>{9, 17, 36}, std::array<int, 3>{70, 31, 134}, std::array<int, 3>{5, 40, 200},
                  std::array<int, 3>{40, 20, 65}}) {

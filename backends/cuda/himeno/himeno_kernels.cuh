@@ -9,6 +9,7 @@
 
 #include "common/block_reduce.cuh"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tessera::native_cuda::kernels {
@@ -218,15 +219,14 @@ __global__ void __launch_bounds__(kThreads) jacobi_march(HimenoFields<T> f, T om
 }
 
 // Two sweeps per pass over memory (temporal blocking). A block owns an output
-// tile of (kTbJ-2) x (kTbK-2) points in (j, k) and a segment of kTbSeg planes
-// in i, and marches in i. Each step computes sweep 1 on plane i for the tile
+// tile of (kTbJ-2) x (kTbK-2) points in (j, k) and a segment of planes in i
+// (segment_planes), and marches in i. Each step computes sweep 1 on plane i for the tile
 // and a one-point halo ring (the halo is recomputed by the neighbours too),
 // keeps the result in a shared-memory ring of planes, and computes sweep 2 on
 // plane i-1 from that ring with the coefficients it loaded for sweep 1 one
 // step earlier, held in registers. So each coefficient is read from memory
 // once for two sweeps (plus the halo's share), and p1 never leaves the chip.
 constexpr int kTbK = 32, kTbJ = 16, kTbThreads = kTbK * kTbJ;
-constexpr int kTbSeg = 64;
 
 // Two blocks per SM cap a thread at 64 registers: enough in float, but the 12
 // held double coefficients then spill (124 bytes per thread), so double runs
@@ -237,35 +237,40 @@ constexpr int kTbSeg = 64;
 // (3 slots and a second barrier: 2-4% slower on the H100, 1 block per SM in
 // float with 72 registers: 1-2% slower).
 //
-// kSmemCoef (a candidate the library does not launch; perf/himeno_fused_probe.cu
-// times it): the coefficients wait for sweep 2 in dynamic shared memory
-// (held_coef_bytes), each thread in its own column, instead of registers, so
-// that two blocks fit per SM in double too. Re-reading them from memory
-// instead was slower in both precisions (docs/perf/himeno.md).
-template <class T, int kPoints>
-constexpr int held_coef_bytes() {
-  return 12 * kTbThreads * kPoints * int(sizeof(T));
-}
-template <class Unit>
-__device__ __forceinline__ Unit* held_column() {
-  extern __shared__ __align__(16) unsigned char held_smem[];
-  return reinterpret_cast<Unit*>(held_smem) + threadIdx.x + blockDim.x * threadIdx.y;
-}
-template <class T>
-__device__ __forceinline__ Coef<T> load_held(const T* h) {
-  return {h[0],              h[kTbThreads],     h[2 * kTbThreads], h[3 * kTbThreads],
-          h[4 * kTbThreads], h[5 * kTbThreads], h[6 * kTbThreads], h[7 * kTbThreads],
-          h[8 * kTbThreads], h[9 * kTbThreads], h[10 * kTbThreads], h[11 * kTbThreads]};
-}
-template <class T>
-__device__ __forceinline__ void store_held(T* h, const Coef<T>& q) {
-  const T v[12] = {q.a0, q.a1, q.a2, q.a3, q.b0, q.b1, q.b2, q.c0, q.c1, q.c2, q.wrk1, q.bnd};
-#pragma unroll
-  for (int m = 0; m < 12; ++m) h[m * kTbThreads] = v[m];
+// Segments: gridDim.z cuts the interior's planes into equal segments; a
+// block's sweep-2 planes are [is, ie) (fused2_segments picks the count).
+__device__ __forceinline__ void segment_planes(int ni, int& is, int& ie) {
+  const int seg = (ni - 2 + int(gridDim.z) - 1) / int(gridDim.z);
+  is = 1 + int(blockIdx.z) * seg;
+  ie = min(is + seg, ni - 1);
 }
 
-template <class T, bool kSmemCoef = false>
-__global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 || kSmemCoef) ? 2 : 1)
+// How many segments for a grid of `tiles` (j, k) tiles with `slots` resident
+// blocks on the device. A block sweeps its segment plus a plane on each side
+// and the blocks run in waves of `slots`, so the time goes as waves x
+// (planes per segment + 2); this picks the count of least modelled time
+// (ties: fewer), with segments of at most kMaxSegment planes. Fixed 64-plane
+// segments left most SMs idle in the last wave at L float (684 blocks on 132
+// SMs: 5.2 waves), and segments longer than ~128 planes were slower at XL
+// for no reason the model sees (H100, perf/himeno_fused_probe.cu: 510 planes
+// 4227 GB/s against 4415 for 64, double).
+constexpr int kMaxSegment = 128;
+inline int fused2_segments(long long tiles, int planes, int slots) {
+  int best = 0;
+  long long best_cost = 0;
+  const int first = (planes + kMaxSegment - 1) / kMaxSegment;
+  const long long last = std::min<long long>({planes, first + 4LL * slots, 65535});  // grid.z's limit
+  for (int n = first; n <= last; ++n) {
+    const long long seg = (planes + n - 1) / n;
+    if ((n - 1) * seg >= planes) continue;  // an empty last segment
+    const long long cost = (tiles * n + slots - 1) / slots * (seg + 2);
+    if (best == 0 || cost < best_cost) best = n, best_cost = cost;
+  }
+  return best ? best : int(last);  // more than 65535 x 128 planes: longer segments
+}
+
+template <class T>
+__global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
     jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   constexpr int kRing = 4;
   __shared__ T ring[kRing][kTbJ][kTbK];  // p after sweep 1 of planes i-3 .. i (slot = plane % 4)
@@ -275,11 +280,11 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 || kSmemCoef) ? 2 
   const bool in_array = k < f.nk && j < f.nj;
   const bool inner_jk = k >= 1 && k < f.nk - 1 && j >= 1 && j < f.nj - 1;
   const bool owner = inner_jk && tk >= 1 && tk < kTbK - 1 && tj >= 1 && tj < kTbJ - 1;
-  const int is = 1 + blockIdx.z * kTbSeg, ie = min(is + kTbSeg, f.ni - 1);  // sweep-2 planes [is, ie)
+  int is, ie;  // sweep-2 planes [is, ie)
+  segment_planes(f.ni, is, ie);
   const long long si = f.stride_i, sj = f.stride_j;
   const long long cjk = j * sj + k;
   Coef<T> prev{};  // coefficients of plane i-1 (owners)
-  T* const held = kSmemCoef ? held_column<T>() : nullptr;
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const int slot = i % kRing;
@@ -304,16 +309,11 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 || kSmemCoef) ? 2 
     const int i2 = i - 1;
     if (owner && i2 >= is) {
       const int s0 = i2 % kRing;
-      const T ss = residual(kSmemCoef ? load_held(held) : prev,
-                            [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
+      const T ss = residual(prev, [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
       f.wrk2[i2 * si + cjk] = ring[s0][tj][tk] + omega * ss;
       g2 += double(ss) * double(ss);
     }
-    if constexpr (kSmemCoef) {
-      if (owner) store_held(held, cur);  // its own column: read above, no barrier needed
-    } else {
-      prev = cur;
-    }
+    prev = cur;
   }
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
@@ -391,20 +391,10 @@ __device__ __forceinline__ T residual2(const V2<T>* q, int e, const Around2<T>& 
   return residual(c, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
 }
 
-// The same from coefficient pairs held in shared memory (h: the thread's column).
-template <class T>
-__device__ __forceinline__ T residual2_held(const V2<T>* h, int e, const Around2<T>& a) {
-  const auto at = [&](int m) { return e ? h[m * kTbThreads].y : h[m * kTbThreads].x; };
-  const Coef<T> c{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
-  return residual(c, [&](int di, int dj, int dk) { return a.at(e, di, dj, dk); });
-}
-
 constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lanes x 2), outputs
 
-// kSmemCoef: as for jacobi_fused2 (pairs held in dynamic shared memory,
-// two blocks per SM; a candidate the library does not launch).
-template <class T, bool kSmemCoef = false>
-__global__ void __launch_bounds__(kTbThreads, kSmemCoef ? 2 : 1)
+template <class T>
+__global__ void __launch_bounds__(kTbThreads, 1)
     jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
   __shared__ __align__(16) T ring[kRing][kTbJ][kK2];
@@ -424,9 +414,9 @@ __global__ void __launch_bounds__(kTbThreads, kSmemCoef ? 2 : 1)
     inner[e] = in_k && inner_j && k >= 1 && k < f.nk - 1;
     own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
   }
-  const int is = 1 + blockIdx.z * kTbSeg, ie = min(is + kTbSeg, f.ni - 1);  // sweep-2 planes [is, ie)
+  int is, ie;  // sweep-2 planes [is, ie)
+  segment_planes(f.ni, is, ie);
   V2<T> prev[12], cur[12];
-  V2<T>* const held = kSmemCoef ? held_column<V2<T>>() : nullptr;
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const long long c = i * si + cjk;
@@ -468,20 +458,13 @@ __global__ void __launch_bounds__(kTbThreads, kSmemCoef ? 2 : 1)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (!own[e]) continue;
-        const T ss = kSmemCoef ? residual2_held(held, e, a) : residual2(prev, e, a);
+        const T ss = residual2(prev, e, a);
         f.wrk2[i2 * si + cjk + e] = a.r00.at(e, 0) + omega * ss;
         g2 += double(ss) * double(ss);
       }
     }
-    if constexpr (kSmemCoef) {
-      if (row && inner_j && tj >= 1 && tj < kTbJ - 1) {  // its own column: read above, no barrier needed
 #pragma unroll
-        for (int m = 0; m < 12; ++m) held[m * kTbThreads] = cur[m];
-      }
-    } else {
-#pragma unroll
-      for (int m = 0; m < 12; ++m) prev[m] = cur[m];
-    }
+    for (int m = 0; m < 12; ++m) prev[m] = cur[m];
   }
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }

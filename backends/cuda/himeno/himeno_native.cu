@@ -6,6 +6,7 @@
 #include "common/reduce_workspace.cuh"
 #include "himeno/himeno_kernels.cuh"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tessera::native_cuda {
@@ -33,10 +34,14 @@ void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double
   }
   // kernel: jacobi_fused2 or jacobi_fused2_k2; tile_k: its outputs per tile along k.
   const auto launch = [&](auto* kernel, int tile_k) {
-    const dim3 grid((f.nk - 2 + tile_k - 1) / tile_k, (f.nj - 2 + kTbJ - 3) / (kTbJ - 2),
-                    (f.ni - 2 + kTbSeg - 1) / kTbSeg);
-    ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
     prefer_l1(kernel);  // sweep 1 reads p through L1
+    int device = 0, sms = 0, per_sm = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTbThreads, 0), "cudaOccupancy");
+    dim3 grid((f.nk - 2 + tile_k - 1) / tile_k, (f.nj - 2 + kTbJ - 3) / (kTbJ - 2), 1);
+    grid.z = fused2_segments((long long)grid.x * grid.y, f.ni - 2, std::max(1, per_sm) * sms);
+    ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
     kernel<<<grid, dim3(kTbK, kTbJ), 0, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
   };
   if constexpr (sizeof(T) == 4) {
