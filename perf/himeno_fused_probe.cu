@@ -4,16 +4,19 @@
 // timed at L and XL beside the library's single sweep (jacobi_vec), with the
 // segment count the library picks (kn::fused2_segments, "auto") and with
 // fixed segment lengths:
-//   point  jacobi_fused2: a point per thread, 32 x 16 threads, 30 x 14
-//          outputs, the coefficients held in registers for sweep 2 (what the
-//          library runs in double, and in float when rows are not pairs);
-//   k2     jacobi_fused2_k2: two k points per thread, 64 x 16 tile (what the
-//          library runs in float; it spills in double at 128 registers).
-// Both precisions for both. Candidates measured here and dropped are in
-// docs/perf/himeno.md (shared-memory held or cp.async-staged coefficients,
-// L2-only coefficient loads, chunked tile order).
+//   point     jacobi_fused2: a point per thread, 32 x 16 threads, 30 x 14
+//             outputs, the coefficients held in registers for sweep 2;
+//   point-pf  the same prefetching the next plane's coefficients (held in
+//             shared memory for sweep 2) and p (L1): what the library runs
+//             in double, and in float when rows are not aligned pairs;
+//   k2        jacobi_fused2_k2: two k points per thread, 64 x 16 tile (float;
+//             it spills in double at 128 registers);
+//   k2-pf     k2 prefetching: what the library runs in float.
+// The register versions are the library's fallback on GPUs with less shared
+// memory per block. Candidates measured here and dropped are in
+// docs/perf/himeno.md and in the kPrefetch comment of himeno_kernels.cuh.
 // GB/s effective = 14 words x interior points x sweeps / time; blocks/SM from
-// the occupancy calculator with all L1 (as the library asks).
+// the occupancy calculator with the carve-out the library sets.
 // Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_fused_probe
 // [I J K]; by hand: nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda
 // perf/himeno_fused_probe.cu -o probe.
@@ -39,20 +42,38 @@ struct Variant {
   Kernel<T> kernel;
   int tile_k;  // outputs per tile along k
   bool pairs;  // needs kn::pairs_fit
+  int smem;    // dynamic shared memory per block
   int blocks = 0;  // per SM (configure)
 };
 
 template <class T>
 std::vector<Variant<T>> variants() {
-  return {{"point", kn::jacobi_fused2<T>, kn::kTbK - 2, false}, {"k2", kn::jacobi_fused2_k2<T>, kn::kK2Out, true}};
+  std::vector<Variant<T>> v = {{"point", kn::jacobi_fused2<T>, kn::kTbK - 2, false, 0},
+                               {"point-pf", kn::jacobi_fused2<T, true>, kn::kTbK - 2, false, kn::held_bytes<T>()}};
+  if constexpr (sizeof(T) == 4) {  // k2 spills in double
+    v.push_back({"k2", kn::jacobi_fused2_k2<T>, kn::kK2Out, true, 0});
+    v.push_back({"k2-pf", kn::jacobi_fused2_k2<T, true>, kn::kK2Out, true, kn::held_bytes<kn::V2<T>>()});
+  }
+  return v;
 }
 
-// All L1 (sweep 1 reads p through it, as the library asks); returns the
-// blocks per SM the device will run.
+// As the library: all L1 for the register versions, the smallest carve-out
+// that holds one block for the prefetching ones; returns the blocks per SM
+// the device will run (0: the variant does not fit).
 template <class T>
 int configure(Variant<T>& v) {
-  CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v.blocks, v.kernel, kn::kTbThreads, 0));
+  cudaFuncAttributes a{};
+  CK(cudaFuncGetAttributes(&a, v.kernel));
+  int sm_smem = 0, optin = 0;
+  CK(cudaDeviceGetAttribute(&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+  CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  if (int(a.sharedSizeBytes) + v.smem > optin) return v.blocks = 0;
+  // The smallest carve-out that holds one block: the rest stays L1.
+  const int need = int(a.sharedSizeBytes) + v.smem + 1024;
+  if (v.smem > 0) CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+  CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                          v.smem > 0 ? (100 * need + sm_smem - 1) / sm_smem : 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v.blocks, v.kernel, kn::kTbThreads, v.smem));
   return v.blocks;
 }
 
@@ -84,7 +105,7 @@ struct Arrays {
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     grid.z = segments > 0 ? segments : kn::fused2_segments((long long)grid.x * grid.y, f.ni - 2, v.blocks * sms);
-    v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ)>>>(f, omega, partial, done, gosa);
+    v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ), v.smem>>>(f, omega, partial, done, gosa);
   }
   // The library's single sweep (16 bytes of k per thread, chunk order).
   void single(T omega) const {
@@ -195,7 +216,7 @@ void bench(int I, int J, int K) {
   for (auto v : variants<T>()) {
     if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
     std::printf("    %-9s %d/SM:", v.name, v.blocks);
-    for (int seg : {0, 16, 32, 48, 64, 96, 128, 256}) {
+    for (int seg : {0, 32, 48, 64}) {
       if (seg > I - 2) break;
       const int n = seg ? (I - 2 + seg - 1) / seg : 0;
       const float ms = median_ms([&] { d.launch(v, omega, n); });

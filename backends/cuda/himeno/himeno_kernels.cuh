@@ -251,10 +251,12 @@ __device__ __forceinline__ void segment_planes(int ni, int& is, int& ie) {
 // (planes per segment + 2); this picks the count of least modelled time
 // (ties: fewer), with segments of at most kMaxSegment planes. Fixed 64-plane
 // segments left most SMs idle in the last wave at L float (684 blocks on 132
-// SMs: 5.2 waves), and segments longer than ~128 planes were slower at XL
-// for no reason the model sees (H100, perf/himeno_fused_probe.cu: 510 planes
-// 4227 GB/s against 4415 for 64, double).
-constexpr int kMaxSegment = 128;
+// SMs: 5.2 waves: 1.42x the single sweep against 1.52x with 3 segments);
+// longer segments were slower at XL for no reason the model sees (H100,
+// perf/himeno_fused_probe.cu, double, the register kernel: 510 planes 4227
+// GB/s against 4415 for 64; the prefetching kernel: 256 planes 4176 against
+// 4670 for 64).
+constexpr int kMaxSegment = 64;
 inline int fused2_segments(long long tiles, int planes, int slots) {
   int best = 0;
   long long best_cost = 0;
@@ -266,11 +268,51 @@ inline int fused2_segments(long long tiles, int planes, int slots) {
     const long long cost = (tiles * n + slots - 1) / slots * (seg + 2);
     if (best == 0 || cost < best_cost) best = n, best_cost = cost;
   }
-  return best ? best : int(last);  // more than 65535 x 128 planes: longer segments
+  return best ? best : int(last);  // more than 65535 x 64 planes: longer segments
 }
 
+// kPrefetch (what the library launches where the shared memory fits): with
+// one block per SM, the register version's warps wait for their loads at the
+// start of every plane step, and while they compute sweep 2 nothing is in
+// flight (ncu: DRAM at 64% of peak). With kPrefetch the coefficients of plane
+// i+1 are loaded before the barrier and are in flight during sweep 2, those of
+// plane i wait for sweep 2 in shared memory (held_bytes: two slots, each
+// thread its own column, so they need no barrier of their own) instead of
+// registers, and the p plane that sweep 1 meets first next step is
+// prefetched into L1. H100, against the register version (probe, GB/s
+// effective): L float 4441 -> 4800, L double 4599 -> 5033, XL float 4386 ->
+// 4652, XL double 4406 -> 4681 (+6-10%; the coefficients alone +1-5%).
+// Tried on top and dropped: an L2 prefetch of the coefficients two planes
+// ahead (-2-5%), a second p plane into L1, streaming (evict-first) stores of
+// wrk2, the tiles in chunks of 4 or 8 along k (-6% at L, +1-3% at XL
+// double), coefficients two planes ahead in registers (128 registers, -10%).
+template <class Unit>
+constexpr int held_bytes() {
+  return 2 * 12 * kTbThreads * int(sizeof(Unit));
+}
+// The thread's column of the held slot of `plane` (12 entries kTbThreads apart).
+template <class Unit>
+__device__ __forceinline__ Unit* held_column(int plane) {
+  extern __shared__ __align__(16) unsigned char held_smem[];
+  return reinterpret_cast<Unit*>(held_smem) + (plane & 1) * 12 * kTbThreads + threadIdx.x + blockDim.x * threadIdx.y;
+}
 template <class T>
-__global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
+__device__ __forceinline__ Coef<T> load_held(const T* h) {
+  return {h[0],              h[kTbThreads],     h[2 * kTbThreads], h[3 * kTbThreads],
+          h[4 * kTbThreads], h[5 * kTbThreads], h[6 * kTbThreads], h[7 * kTbThreads],
+          h[8 * kTbThreads], h[9 * kTbThreads], h[10 * kTbThreads], h[11 * kTbThreads]};
+}
+template <class T>
+__device__ __forceinline__ void store_held(T* h, const Coef<T>& q) {
+  const T v[12] = {q.a0, q.a1, q.a2, q.a3, q.b0, q.b1, q.b2, q.c0, q.c1, q.c2, q.wrk1, q.bnd};
+#pragma unroll
+  for (int m = 0; m < 12; ++m) h[m * kTbThreads] = v[m];
+}
+
+__device__ __forceinline__ void prefetch_l1(const void* a) { asm volatile("prefetch.global.L1 [%0];" ::"l"(a)); }
+
+template <class T, bool kPrefetch = false>
+__global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2 : 1)
     jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   constexpr int kRing = 4;
   __shared__ T ring[kRing][kTbJ][kTbK];  // p after sweep 1 of planes i-3 .. i (slot = plane % 4)
@@ -284,7 +326,13 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
   segment_planes(f.ni, is, ie);
   const long long si = f.stride_i, sj = f.stride_j;
   const long long cjk = j * sj + k;
-  Coef<T> prev{};  // coefficients of plane i-1 (owners)
+  // Whether sweep 1 computes on plane i (and so needs its coefficients).
+  const auto computes = [&](int i) { return inner_jk && i >= 1 && i < f.ni - 1; };
+  Coef<T> prev{};  // coefficients of plane i-1 (owners; registers version)
+  Coef<T> next{};  // of plane i (prefetch: loaded one step early)
+  if constexpr (kPrefetch) {
+    if (computes(is - 1)) next = load_coef(f, (is - 1) * si + cjk);
+  }
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const int slot = i % kRing;
@@ -293,27 +341,36 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
     Coef<T> cur{};
     if (in_array) {
       T p1;
-      if (inner_jk && i >= 1 && i < f.ni - 1) {
-        cur = load_coef(f, c);
+      if (computes(i)) {
+        if constexpr (kPrefetch) cur = next;
+        else cur = load_coef(f, c);
         const T* __restrict__ p = f.p;
         const T ss = residual(cur, [&](int di, int dj, int dk) { return __ldg(p + c + di * si + dj * sj + dk); });
         p1 = __ldg(p + c) + omega * ss;
         if (owner && i >= is && i < ie) g1 += double(ss) * double(ss);
+        if constexpr (kPrefetch) {
+          if (owner) store_held(held_column<T>(i), cur);
+        }
       } else {
         p1 = __ldg(f.p + c);
       }
       ring[slot][tj][tk] = p1;
+    }
+    if constexpr (kPrefetch) {
+      if (i < ie && computes(i + 1)) next = load_coef(f, c + si);  // in flight during sweep 2
+      if (in_array && i + 2 < f.ni) prefetch_l1(f.p + c + 2 * si);  // the p plane sweep 1 meets next step
     }
     __syncthreads();
     // Sweep 2 on plane i-1 from the ring.
     const int i2 = i - 1;
     if (owner && i2 >= is) {
       const int s0 = i2 % kRing;
-      const T ss = residual(prev, [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
+      const Coef<T> q = kPrefetch ? load_held(held_column<T>(i2)) : prev;
+      const T ss = residual(q, [&](int di, int dj, int dk) { return ring[(s0 + kRing + di) % kRing][tj + dj][tk + dk]; });
       f.wrk2[i2 * si + cjk] = ring[s0][tj][tk] + omega * ss;
       g2 += double(ss) * double(ss);
     }
-    prev = cur;
+    if constexpr (!kPrefetch) prev = cur;
   }
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
@@ -324,10 +381,11 @@ __global__ void __launch_bounds__(kTbThreads, sizeof(T) == 4 ? 2 : 1)
 // per thread halve the threads per point and double the bytes per load: a
 // 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
 // of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
-// lanes, one 512-thread block per SM (116 registers, no spills). On the H100
-// (perf/himeno_fused_probe.cu): 1.43x / 1.54x the single sweep at L / XL
-// against 1.11x / 1.14x for the one-point kernel. Double spills at 128
-// registers and stays one point per thread.
+// lanes, one 512-thread block per SM (114 registers, no spills; 110 with
+// kPrefetch). On the H100 (perf/himeno_fused_probe.cu, register versions):
+// 1.52x / 1.48x the single sweep at L / XL against 1.05x / 1.03x for the
+// one-point kernel. Double spills at 128 registers and stays one point per
+// thread.
 
 // Two consecutive T of a row as one 8- or 16-byte access.
 template <class T>
@@ -393,7 +451,8 @@ __device__ __forceinline__ T residual2(const V2<T>* q, int e, const Around2<T>& 
 
 constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lanes x 2), outputs
 
-template <class T>
+// kPrefetch: as for jacobi_fused2 (coefficient pairs).
+template <class T, bool kPrefetch = false>
 __global__ void __launch_bounds__(kTbThreads, 1)
     jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
@@ -416,7 +475,16 @@ __global__ void __launch_bounds__(kTbThreads, 1)
   }
   int is, ie;  // sweep-2 planes [is, ie)
   segment_planes(f.ni, is, ie);
+  // Whether sweep 1 computes on plane i (warp-uniform); the rows sweep 2 updates.
+  const auto computes = [&](int i) { return row && inner_j && i >= 1 && i < f.ni - 1; };
+  const bool sweep2_row = row && inner_j && tj >= 1 && tj < kTbJ - 1;
   V2<T> prev[12], cur[12];
+  if constexpr (kPrefetch) {
+    if (computes(is - 1)) {
+#pragma unroll
+      for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + (is - 1) * si + cjk);
+    }
+  }
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const long long c = i * si + cjk;
@@ -425,9 +493,11 @@ __global__ void __launch_bounds__(kTbThreads, 1)
       const T* p = f.p + c;
       const V2<T> pc = ld2(p);
       V2<T> p1 = pc;
-      if (i >= 1 && i < f.ni - 1 && inner_j) {  // warp-uniform: the shuffles stay converged
+      if (computes(i)) {  // warp-uniform: the shuffles stay converged
+        if constexpr (!kPrefetch) {  // (prefetch: loaded one step early)
 #pragma unroll
-        for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c);
+          for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c);
+        }
         const Around2<T> a = around2<T>(
             [&](int di, int dj) { return ld2(p + di * si + dj * sj); }, lane,
             [&](int di, int dj) {
@@ -442,19 +512,38 @@ __global__ void __launch_bounds__(kTbThreads, 1)
           if (own[e] && i >= is && i < ie) g1 += double(ss) * double(ss);
         }
         p1 = {out[0], out[1]};
+        if constexpr (kPrefetch) {
+          if (sweep2_row) {
+            V2<T>* h = held_column<V2<T>>(i);
+#pragma unroll
+            for (int m = 0; m < 12; ++m) h[m * kTbThreads] = cur[m];
+          }
+        }
       }
       *reinterpret_cast<V2<T>*>(&ring[i % kRing][tj][kt]) = p1;
+    }
+    if constexpr (kPrefetch) {
+      if (i < ie && computes(i + 1)) {  // in flight during sweep 2
+#pragma unroll
+        for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c + si);
+      }
+      if (row && i + 2 < f.ni) prefetch_l1(f.p + c + 2 * si);  // the p plane sweep 1 meets next step
     }
     __syncthreads();
     // Sweep 2 on plane i-1 from the ring.
     const int i2 = i - 1;
-    if (row && inner_j && i2 >= is && tj >= 1 && tj < kTbJ - 1) {  // warp-uniform
+    if (sweep2_row && i2 >= is) {  // warp-uniform
       const int s0 = i2 % kRing;
       const Around2<T> a = around2<T>(
           [&](int di, int dj) {
             return *reinterpret_cast<const V2<T>*>(&ring[(s0 + kRing + di) % kRing][tj + dj][kt]);
           },
           lane, [](int, int) { return [](int) { return T(0); }; });  // lanes 0 and 31 own no point needing them
+      if constexpr (kPrefetch) {
+        const V2<T>* h = held_column<V2<T>>(i2);
+#pragma unroll
+        for (int m = 0; m < 12; ++m) prev[m] = h[m * kTbThreads];
+      }
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (!own[e]) continue;
@@ -463,8 +552,10 @@ __global__ void __launch_bounds__(kTbThreads, 1)
         g2 += double(ss) * double(ss);
       }
     }
+    if constexpr (!kPrefetch) {
 #pragma unroll
-    for (int m = 0; m < 12; ++m) prev[m] = cur[m];
+      for (int m = 0; m < 12; ++m) prev[m] = cur[m];
+    }
   }
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
