@@ -12,7 +12,7 @@ root=$(cd "$here/.." && pwd)
 usage() {
   cat <<EOF
 usage: cmake/build.sh [--flavour host|cuda|auto] [--test] [--demo] [--compile-only]
-                      [--sources DIR] [--no-apt] [--jobs N] [--build-dir DIR]
+                      [--sources DIR] [--no-apt] [--jobs N] [--build-dir DIR] [--native-host]
   --flavour F     host (Serial+OpenMP), cuda (Cuda+OpenMP+Serial) or auto: cuda where
                   a GPU and nvcc are present, else host (default: auto; host with --test)
   --test          run the tests (ctest) after building
@@ -22,10 +22,12 @@ usage: cmake/build.sh [--flavour host|cuda|auto] [--test] [--demo] [--compile-on
   --no-apt        do not install Debian packages
   --jobs N        parallel build jobs
   --build-dir DIR build folder (default build/<flavour>)
+  --native-host   compile Tessera's code for this machine's CPU (-march=native;
+                  host flavour only)
 EOF
 }
 
-flavour="" run_tests=0 run_demo=0 boot_args=() jobs=$(nproc) build_dir="" sources=""
+flavour="" run_tests=0 run_demo=0 boot_args=() jobs=$(nproc) build_dir="" sources="" native_host=OFF
 while [ $# -gt 0 ]; do
   case "$1" in
     --flavour) flavour=${2:?--flavour needs a value}; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --no-apt) boot_args+=(--no-apt); shift ;;
     --jobs) jobs=${2:?--jobs needs a number}; boot_args+=(--jobs "$jobs"); shift 2 ;;
     --build-dir) build_dir=${2:?--build-dir needs a directory}; shift 2 ;;
+    --native-host) native_host=ON; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "build: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -62,7 +65,7 @@ fi
 build_dir=${build_dir:-$root/build/$flavour}
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx"
-  -DKokkos_ROOT="$deps" -DKokkosKernels_ROOT="$deps")
+  -DKokkos_ROOT="$deps" -DKokkosKernels_ROOT="$deps" -DTESSERA_NATIVE_HOST="$native_host")
 # Offline machines without an installed GoogleTest build the carried source.
 [ -n "$sources" ] && [ -d "$sources/googletest" ] && cmake_args+=(-DTESSERA_GTEST_SOURCE="$sources/googletest")
 t0=$SECONDS
