@@ -34,12 +34,9 @@ namespace nc = tessera::native_cuda;
 namespace kn = tessera::native_cuda::kernels;
 
 template <class T>
-using Kernel = void (*)(nc::HimenoFields<T>, T, double*, unsigned*, double*);
-
-template <class T>
 struct Variant {
   const char* name;
-  Kernel<T> kernel;
+  kn::Fused2Kernel<T> kernel;
   int tile_k;  // outputs per tile along k
   bool pairs;  // needs kn::pairs_fit
   int smem;    // dynamic shared memory per block
@@ -57,23 +54,11 @@ std::vector<Variant<T>> variants() {
   return v;
 }
 
-// As the library: all L1 for the register versions, the smallest carve-out
-// that holds one block for the prefetching ones; returns the blocks per SM
-// the device will run (0: the variant does not fit).
+// The library's attributes (kn::fused2_configure); returns the blocks per SM
+// the device will run (0: the variant's shared memory does not fit).
 template <class T>
 int configure(Variant<T>& v) {
-  cudaFuncAttributes a{};
-  CK(cudaFuncGetAttributes(&a, v.kernel));
-  int sm_smem = 0, optin = 0;
-  CK(cudaDeviceGetAttribute(&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
-  CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-  if (int(a.sharedSizeBytes) + v.smem > optin) return v.blocks = 0;
-  // The smallest carve-out that holds one block: the rest stays L1.
-  const int need = int(a.sharedSizeBytes) + v.smem + 1024;
-  if (v.smem > 0) CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-  CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                          v.smem > 0 ? (100 * need + sm_smem - 1) / sm_smem : 0));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v.blocks, v.kernel, kn::kTbThreads, v.smem));
+  CK(kn::fused2_configure(v.kernel, v.smem, v.blocks));
   return v.blocks;
 }
 
@@ -101,10 +86,10 @@ struct Arrays {
   }
   // segments: 0 cuts the planes as fused2_segments picks.
   void launch(const Variant<T>& v, T omega, int segments = 0) const {
-    dim3 grid((f.nk - 2 + v.tile_k - 1) / v.tile_k, (f.nj - 2 + kn::kTbJ - 3) / (kn::kTbJ - 2), 1);
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid.z = segments > 0 ? segments : kn::fused2_segments((long long)grid.x * grid.y, f.ni - 2, v.blocks * sms);
+    dim3 grid = kn::fused2_grid(f, v.tile_k, v.blocks * sms);
+    if (segments > 0) grid.z = segments;
     v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ), v.smem>>>(f, omega, partial, done, gosa);
   }
   // The library's single sweep (16 bytes of k per thread, chunk order).

@@ -251,7 +251,7 @@ __device__ __forceinline__ void segment_planes(int ni, int& is, int& ie) {
 // (planes per segment + 2); this picks the count of least modelled time
 // (ties: fewer), with segments of at most kMaxSegment planes. Fixed 64-plane
 // segments left most SMs idle in the last wave at L float (684 blocks on 132
-// SMs: 5.2 waves: 1.42x the single sweep against 1.52x with 3 segments);
+// SMs: 5.2 waves: 1.42x the single sweep against 1.52x with 3 or 6 segments);
 // longer segments were slower at XL for no reason the model sees (H100,
 // perf/himeno_fused_probe.cu, double, the register kernel: 510 planes 4227
 // GB/s against 4415 for 64; the prefetching kernel: 256 planes 4176 against
@@ -310,6 +310,45 @@ __device__ __forceinline__ void store_held(T* h, const Coef<T>& q) {
 }
 
 __device__ __forceinline__ void prefetch_l1(const void* a) { asm volatile("prefetch.global.L1 [%0];" ::"l"(a)); }
+
+// The signature of every fused2 kernel (jacobi_fused2, jacobi_fused2_k2).
+template <class T>
+using Fused2Kernel = void (*)(HimenoFields<T>, T, double*, unsigned*, double*);
+
+// Sets the attributes a fused2 kernel launches with (the library and the
+// probe) and returns in `blocks` the blocks per SM it then gets; 0 when its
+// `held` dynamic shared memory does not fit in a block on this device (~113
+// KiB: Volta and later data-centre GPUs), and nothing is set. held > 0 (the
+// prefetching kernels): that dynamic shared memory and the smallest carve-out
+// that holds one block; held = 0: all L1. Either way the rest stays L1, where
+// sweep 1 finds p's planes.
+template <class T>
+cudaError_t fused2_configure(Fused2Kernel<T> kernel, int held, int& blocks) {
+  blocks = 0;
+  int device = 0, sm_smem = 0, block_smem = 0;
+  cudaFuncAttributes a{};
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&block_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&a, kernel);
+  if (e != cudaSuccess || int(a.sharedSizeBytes) + held > block_smem) return e;
+  const int need = int(a.sharedSizeBytes) + held + 1024;  // 1 KiB reserved per block
+  if (held > 0) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, held);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             held > 0 ? std::min(100, (100 * need + sm_smem - 1) / sm_smem) : 0);
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kTbThreads, held);
+  return e;
+}
+
+// The grid of a fused2 launch: tiles of tile_k x (kTbJ - 2) outputs in
+// (k, j), the planes cut into segments for `slots` resident blocks.
+template <class T>
+dim3 fused2_grid(const HimenoFields<T>& f, int tile_k, int slots) {
+  dim3 grid((f.nk - 2 + tile_k - 1) / tile_k, (f.nj - 2 + kTbJ - 3) / (kTbJ - 2), 1);
+  grid.z = fused2_segments((long long)grid.x * grid.y, f.ni - 2, slots);
+  return grid;
+}
 
 template <class T, bool kPrefetch = false>
 __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2 : 1)

@@ -32,51 +32,27 @@ void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double
     check(cudaMemsetAsync(gosa, 0, 2 * sizeof(double), stream), "cudaMemsetAsync");
     return;
   }
-  int device = 0, sms = 0, sm_smem = 0, block_smem = 0;
+  int device = 0, sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  check(cudaDeviceGetAttribute(&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "cudaDeviceGetAttribute");
-  check(cudaDeviceGetAttribute(&block_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
-  // kernel: a jacobi_fused2 or jacobi_fused2_k2; tile_k: its outputs per tile
-  // along k; held: its dynamic shared memory (0: the register version).
-  const auto launch = [&](auto* kernel, int tile_k, int held) {
-    if (held > 0) {
-      // The smallest carve-out that holds the block: the rest stays L1, where
-      // sweep 1 finds p's planes.
-      cudaFuncAttributes a{};
-      check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
-      const int need = int(a.sharedSizeBytes) + held + 1024;  // 1 KiB reserved per block
-      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, held), "cudaFuncSetAttribute");
-      check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 std::min(100, (100 * need + sm_smem - 1) / sm_smem)),
-            "cudaFuncSetAttribute");
-    } else {
-      prefer_l1(kernel);  // sweep 1 reads p through L1
-    }
+  // The prefetching version of a kernel where its shared memory (held) fits,
+  // else its register version; tile_k: its outputs per tile along k.
+  const auto launch = [&](Fused2Kernel<T> prefetching, Fused2Kernel<T> registers, int tile_k, int held) {
+    Fused2Kernel<T> kernel = prefetching;
     int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTbThreads, held), "cudaOccupancy");
-    dim3 grid((f.nk - 2 + tile_k - 1) / tile_k, (f.nj - 2 + kTbJ - 3) / (kTbJ - 2), 1);
-    grid.z = fused2_segments((long long)grid.x * grid.y, f.ni - 2, std::max(1, per_sm) * sms);
+    check(fused2_configure(prefetching, held, per_sm), "himeno_sweeps_fused2 configure");
+    if (per_sm == 0) {
+      kernel = registers, held = 0;
+      check(fused2_configure(registers, 0, per_sm), "himeno_sweeps_fused2 configure");
+    }
+    const dim3 grid = fused2_grid(f, tile_k, std::max(1, per_sm) * sms);
     ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
     kernel<<<grid, dim3(kTbK, kTbJ), held, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
   };
-  // The prefetching kernels where their shared memory fits in a block (~113
-  // KiB: Volta and later data-centre GPUs), else the register versions.
-  const auto fits = [&](auto* kernel, int held) {
-    cudaFuncAttributes a{};
-    check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
-    return int(a.sharedSizeBytes) + held <= block_smem;
-  };
-  const auto point = [&] {
-    const int held = held_bytes<T>();
-    if (fits(jacobi_fused2<T, true>, held)) launch(jacobi_fused2<T, true>, kTbK - 2, held);
-    else launch(jacobi_fused2<T, false>, kTbK - 2, 0);
-  };
+  const auto point = [&] { launch(jacobi_fused2<T, true>, jacobi_fused2<T, false>, kTbK - 2, held_bytes<T>()); };
   if constexpr (sizeof(T) == 4) {  // two k points per thread where rows are aligned pairs
-    const int held = held_bytes<V2<T>>();
-    if (!pairs_fit(f)) point();
-    else if (fits(jacobi_fused2_k2<T, true>, held)) launch(jacobi_fused2_k2<T, true>, kK2Out, held);
-    else launch(jacobi_fused2_k2<T, false>, kK2Out, 0);
+    if (pairs_fit(f)) launch(jacobi_fused2_k2<T, true>, jacobi_fused2_k2<T, false>, kK2Out, held_bytes<V2<T>>());
+    else point();
   } else {  // double: k2 spills at 128 registers
     point();
   }
