@@ -11,7 +11,8 @@
 //             in double, and in float when rows are not aligned pairs;
 //   k2        jacobi_fused2_k2: two k points per thread, 64 x 16 tile (float;
 //             it spills in double at 128 registers);
-//   k2-pf     k2 prefetching: what the library runs in float.
+//   k2-pf     k2 prefetching the coefficients (held in shared memory) with
+//             p staged in shared memory: what the library runs in float.
 // The register versions are the library's fallback on GPUs with less shared
 // memory per block. Candidates measured here and dropped are in
 // docs/perf/himeno.md and in the kPrefetch comment of himeno_kernels.cuh.

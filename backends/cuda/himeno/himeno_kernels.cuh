@@ -284,8 +284,13 @@ inline int fused2_segments(long long tiles, int planes, int slots) {
 // 4652, XL double 4406 -> 4681 (+6-10%; the coefficients alone +1-5%).
 // Tried on top and dropped: an L2 prefetch of the coefficients two planes
 // ahead (-2-5%), a second p plane into L1, streaming (evict-first) stores of
-// wrk2, the tiles in chunks of 4 or 8 along k (-6% at L, +1-3% at XL
-// double), coefficients two planes ahead in registers (128 registers, -10%).
+// wrk2, the tiles in chunks of 2, 4 or 8 along k (-4-10% at L, +1-3% at XL;
+// measured twice), coefficients two planes ahead in registers (128
+// registers, -10%), p staged in shared memory as jacobi_fused2_k2's kPrefetch
+// (double: +-0.5%), and the coefficients and p copied into shared memory by
+// cp.async.cg (16 bytes, bypassing L1) two planes ahead with the coefficients
+// of sweep 2 in registers (double, 120 registers: L 5034 -> 3910-4206, XL
+// 4659 -> 3878-4035).
 template <class Unit>
 constexpr int held_bytes() {
   return 2 * 12 * kTbThreads * int(sizeof(Unit));
@@ -420,7 +425,7 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
 // per thread halve the threads per point and double the bytes per load: a
 // 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
 // of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
-// lanes, one 512-thread block per SM (114 registers, no spills; 110 with
+// lanes, one 512-thread block per SM (114 registers, no spills, also with
 // kPrefetch). On the H100 (perf/himeno_fused_probe.cu, register versions):
 // 1.52x / 1.48x the single sweep at L / XL against 1.05x / 1.03x for the
 // one-point kernel. Double spills at 128 registers and stays one point per
@@ -490,17 +495,39 @@ __device__ __forceinline__ T residual2(const V2<T>* q, int e, const Around2<T>& 
 
 constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lanes x 2), outputs
 
-// kPrefetch: as for jacobi_fused2 (coefficient pairs).
+// kPrefetch (what the library launches in float where the shared memory
+// fits): the coefficients as jacobi_fused2's kPrefetch (pairs held in shared
+// memory for sweep 2), and p staged in shared memory too: each step loads the
+// tile's pair of p three planes ahead into registers (in flight during sweep
+// 2; warps 0 and kTbJ-1 also the halo rows, lanes 0 and 31 the k edges) and
+// stores it after sweep 2, so sweep 1 reads its 19 values from shared memory
+// (kStage planes i-1 .. i+2) instead of through L1, where each step's nine
+// pair loads and ten edge loads met the coefficients streaming past: ncu, XL
+// float: L1 hit rate 36% -> 7% (p no longer goes through L1), 11.1 -> 9.8
+// cycles per issued instruction, DRAM 78.5% -> 81.5% of peak (L2 at 94%).
+// H100 (perf/himeno_fused_probe.cu, GB/s effective), against p through L1 with
+// an L1 prefetch of the next plane: L float 4821-4850 -> 4995-5084, XL float
+// 4626-4642 -> 4793-4865 (+3-5%). The same staging in the one-point double
+// kernel changed nothing (L 5085 -> 5104, XL 4682 -> 4693): dropped there.
+// Tried and dropped: the two edge loads of a row as one load of lanes 0 and 31
+// (-20%), pair stores of wrk2 (+-0.5%).
+constexpr int kStage = 4;          // staged p planes (i-1 .. i+2 while step i's sweep 1 reads i-1 .. i+1)
+constexpr int kStageRow = kK2 + 4;  // [pad, k-1, the tile's 64 points, k+64, pad]: tile-local k at k + 2
 template <class T, bool kPrefetch = false>
 __global__ void __launch_bounds__(kTbThreads, 1)
     jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
   constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
   __shared__ __align__(16) T ring[kRing][kTbJ][kK2];
+  // p staged (kPrefetch): rows j-1 .. j+16 of the tile (one row when unused).
+  constexpr int kSlots = kPrefetch ? kStage : 1;
+  __shared__ __align__(16) T staged[kSlots][kPrefetch ? kTbJ + 2 : 1][kPrefetch ? kStageRow : 2];
   const T* const coef[12] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd};
   const int lane = threadIdx.x, tj = threadIdx.y;
   const int kt = 2 * lane;                     // tile-local k of the thread's first point
-  const int k0 = blockIdx.x * kK2Out + kt;     // its global k (even: the pair is aligned)
-  const int j = blockIdx.y * (kTbJ - 2) + tj;
+  const int kb = blockIdx.x * kK2Out;          // the tile's first k
+  const int k0 = kb + kt;                      // the thread's (even: the pair is aligned)
+  const int jb = blockIdx.y * (kTbJ - 2);      // the tile's first j
+  const int j = jb + tj;
   const bool row = j < f.nj;                   // warp-uniform
   const bool inner_j = j >= 1 && j < f.nj - 1;
   const bool in_k = k0 < f.nk;                 // both points (nk even)
@@ -517,12 +544,53 @@ __global__ void __launch_bounds__(kTbThreads, 1)
   // Whether sweep 1 computes on plane i (warp-uniform); the rows sweep 2 updates.
   const auto computes = [&](int i) { return row && inner_j && i >= 1 && i < f.ni - 1; };
   const bool sweep2_row = row && inner_j && tj >= 1 && tj < kTbJ - 1;
+  // Staging p (kPrefetch): the thread's pair, lanes 0 / 31 the row's k edge,
+  // warps 0 / kTbJ-1 the same of the halo row above / below.
+  const int ke = lane == 0 ? kb - 1 : kb + kK2;
+  const bool edge_lane = lane == 0 || lane == 31;
+  const bool edge_in = edge_lane && ke >= 0 && ke < f.nk;
+  const int jh = tj == 0 ? jb - 1 : jb + kTbJ;
+  const bool halo_warp = (tj == 0 || tj == kTbJ - 1) && jh >= 0 && jh < f.nj;  // warp-uniform
+  const long long chk = jh * sj + (in_k ? k0 : 0);
+  struct Stage {
+    V2<T> v, hv;
+    T e, he;
+  };
+  const auto stage_load = [&](int plane) {
+    Stage st{{T(0), T(0)}, {T(0), T(0)}, T(0), T(0)};
+    const T* p = f.p + plane * si;
+    if (row) {
+      st.v = ld2(p + cjk);
+      if (edge_in) st.e = __ldg(p + j * sj + ke);
+    }
+    if (halo_warp) {
+      st.hv = ld2(p + chk);
+      if (edge_in) st.he = __ldg(p + jh * sj + ke);
+    }
+    return st;
+  };
+  const int edge_at = lane == 0 ? 1 : kK2 + 2;
+  const auto stage_store = [&](int plane, const Stage& st) {
+    auto& s = staged[plane % kSlots];
+    if (row) {
+      *reinterpret_cast<V2<T>*>(&s[tj + 1][kt + 2]) = st.v;
+      if (edge_lane) s[tj + 1][edge_at] = st.e;
+    }
+    if (halo_warp) {
+      const int r = tj == 0 ? 0 : kTbJ + 1;
+      *reinterpret_cast<V2<T>*>(&s[r][kt + 2]) = st.hv;
+      if (edge_lane) s[r][edge_at] = st.he;
+    }
+  };
   V2<T> prev[12], cur[12];
   if constexpr (kPrefetch) {
+    for (int plane = is - 2; plane <= is + 1; ++plane)
+      if (plane >= 0 && plane < f.ni) stage_store(plane, stage_load(plane));
     if (computes(is - 1)) {
 #pragma unroll
       for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + (is - 1) * si + cjk);
     }
+    __syncthreads();
   }
   double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
@@ -530,7 +598,8 @@ __global__ void __launch_bounds__(kTbThreads, 1)
     // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
     if (row) {
       const T* p = f.p + c;
-      const V2<T> pc = ld2(p);
+      const auto staged_at = [&](int di, int dj) -> const T* { return &staged[(i + di) % kSlots][tj + 1 + dj][kt + 2]; };
+      const V2<T> pc = kPrefetch ? *reinterpret_cast<const V2<T>*>(staged_at(0, 0)) : ld2(p);
       V2<T> p1 = pc;
       if (computes(i)) {  // warp-uniform: the shuffles stay converged
         if constexpr (!kPrefetch) {  // (prefetch: loaded one step early)
@@ -538,10 +607,17 @@ __global__ void __launch_bounds__(kTbThreads, 1)
           for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c);
         }
         const Around2<T> a = around2<T>(
-            [&](int di, int dj) { return ld2(p + di * si + dj * sj); }, lane,
             [&](int di, int dj) {
-              const T* q = p + di * si + dj * sj;
-              return [=](int dk) { return k0 + dk >= 0 && k0 + dk < f.nk ? __ldg(q + dk) : T(0); };
+              if constexpr (kPrefetch) return *reinterpret_cast<const V2<T>*>(staged_at(di, dj));
+              else return ld2(p + di * si + dj * sj);
+            },
+            lane,
+            [&](int di, int dj) {
+              const T* q = kPrefetch ? staged_at(di, dj) : p + di * si + dj * sj;
+              return [=](int dk) {
+                if constexpr (kPrefetch) return q[dk];  // the staged row's edges (0 outside the array)
+                else return k0 + dk >= 0 && k0 + dk < f.nk ? __ldg(q + dk) : T(0);
+              };
             });
         T out[2];
 #pragma unroll
@@ -561,12 +637,17 @@ __global__ void __launch_bounds__(kTbThreads, 1)
       }
       *reinterpret_cast<V2<T>*>(&ring[i % kRing][tj][kt]) = p1;
     }
+    // kPrefetch: plane i+1's coefficients and plane i+3's p, in flight during
+    // sweep 2; p is stored after it, into the slot of plane i-1, which step i's
+    // sweep 1 was the last to read (before the barrier), and read from step i+2.
+    const bool stage = kPrefetch && i + 2 <= ie && i + 3 < f.ni;  // (the last segment's ie + 1 = ni: no plane)
+    Stage st{};
     if constexpr (kPrefetch) {
-      if (i < ie && computes(i + 1)) {  // in flight during sweep 2
+      if (i < ie && computes(i + 1)) {
 #pragma unroll
         for (int m = 0; m < 12; ++m) cur[m] = ld2(coef[m] + c + si);
       }
-      if (row && i + 2 < f.ni) prefetch_l1(f.p + c + 2 * si);  // the p plane sweep 1 meets next step
+      if (stage) st = stage_load(i + 3);
     }
     __syncthreads();
     // Sweep 2 on plane i-1 from the ring.
@@ -591,7 +672,9 @@ __global__ void __launch_bounds__(kTbThreads, 1)
         g2 += double(ss) * double(ss);
       }
     }
-    if constexpr (!kPrefetch) {
+    if constexpr (kPrefetch) {
+      if (stage) stage_store(i + 3, st);
+    } else {
 #pragma unroll
       for (int m = 0; m < 12; ++m) prev[m] = cur[m];
     }
