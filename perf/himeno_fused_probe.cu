@@ -12,7 +12,9 @@
 //   k2        jacobi_fused2_k2: two k points per thread, 64 x 16 tile (float;
 //             it spills in double at 128 registers);
 //   k2-pf     k2 prefetching the coefficients (held in shared memory) with
-//             p staged in shared memory: what the library runs in float.
+//             p staged in shared memory: what the library runs in float;
+//   waves     point-pf's tiles in persistent blocks that start each wave of
+//             tiles together (fused2_waves below; not in the library yet).
 // The register versions are the library's fallback on GPUs with less shared
 // memory per block. Candidates measured here and dropped are in
 // docs/perf/himeno.md and in the kPrefetch comment of himeno_kernels.cuh.
@@ -33,6 +35,42 @@
 
 namespace nc = tessera::native_cuda;
 namespace kn = tessera::native_cuda::kernels;
+
+// Candidate, not in the library yet: persistent blocks, as many as can be
+// resident, taking the tile-segments wave by wave (w = block + n x blocks:
+// the plain launch order), each wave starting when every block has finished
+// the previous one (a counter in global memory). With the hardware's block
+// scheduler the blocks drift apart over the waves, and a tile's halo, which
+// its neighbours read too, has left L2 when they do (XL double: 17% more
+// DRAM reads than the 14-word ideal, 7% with waves; docs/perf/himeno.md,
+// seventh session). Every block must be resident: launched with exactly the
+// blocks the occupancy calculator allows (a library version would use a
+// cooperative launch).
+template <class T>
+__global__ void __launch_bounds__(kn::kTbThreads, 1)
+    fused2_waves(nc::HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa, int nkt, int njt,
+                 int nz, unsigned* finished) {
+  double g1 = 0, g2 = 0;
+  const int total = nkt * njt * nz;
+  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  int n = 0;
+  for (int w = blockIdx.x; w < total; w += gridDim.x, ++n) {
+    if (n > 0) {  // every block has an item n-1 (only the last wave can be partial)
+      if (leader) {
+        while (*reinterpret_cast<volatile unsigned*>(finished) < unsigned(n) * gridDim.x) __nanosleep(64);
+        __threadfence();
+      }
+      __syncthreads();
+    }
+    kn::fused2_tile<T, true>(f, omega, w % nkt, (w / nkt) % njt, w / (nkt * njt), nz, g1, g2);
+    __syncthreads();  // the tile's last reads of its shared memory, before the next item or the count
+    if (leader) {
+      __threadfence();
+      atomicAdd(finished, 1u);
+    }
+  }
+  nc::grid_sum2<kn::kTbThreads>(g1, g2, partial, done, gosa);
+}
 
 template <class T>
 struct Variant {
@@ -70,6 +108,7 @@ struct Arrays {
   long long n = 0;
   double* partial = nullptr;  // per-block partials (the most any kernel here launches)
   unsigned* done = nullptr;
+  unsigned* finished = nullptr;  // fused2_waves' count of finished items
   double* gosa = nullptr;
   Arrays(int I, int J, int K) : a(14), n((long long)I * J * K) {
     for (auto& x : a) CK(cudaMalloc(&x, n * sizeof(T)));
@@ -79,11 +118,12 @@ struct Arrays {
     CK(cudaMalloc(&partial, 2 * sizeof(double) * blocks));
     CK(cudaMalloc(&done, sizeof(unsigned)));
     CK(cudaMemset(done, 0, sizeof(unsigned)));
+    CK(cudaMalloc(&finished, sizeof(unsigned)));
     CK(cudaMalloc(&gosa, 2 * sizeof(double)));
   }
   ~Arrays() {
     for (auto x : a) cudaFree(x);
-    cudaFree(partial), cudaFree(done), cudaFree(gosa);
+    cudaFree(partial), cudaFree(done), cudaFree(finished), cudaFree(gosa);
   }
   // segments: 0 cuts the planes as fused2_segments picks.
   void launch(const Variant<T>& v, T omega, int segments = 0) const {
@@ -92,6 +132,18 @@ struct Arrays {
     dim3 grid = kn::fused2_grid(f, v.tile_k, v.blocks * sms);
     if (segments > 0) grid.z = segments;
     v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ), v.smem>>>(f, omega, partial, done, gosa);
+  }
+  // fused2_waves over point-pf's tiles and segments (segments: as launch).
+  void waves(T omega, int segments = 0) const {
+    int sms = 0, per_sm = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(kn::fused2_configure(fused2_waves<T>, kn::held_bytes<T>(), per_sm));
+    if (per_sm == 0) return;  // the held coefficients do not fit: no candidate here
+    dim3 grid = kn::fused2_grid(f, kn::kTbK - 2, per_sm * sms);
+    if (segments > 0) grid.z = segments;
+    CK(cudaMemsetAsync(finished, 0, sizeof(unsigned)));
+    fused2_waves<T><<<per_sm * sms, dim3(kn::kTbK, kn::kTbJ), kn::held_bytes<T>()>>>(
+        f, omega, partial, done, gosa, int(grid.x), int(grid.y), int(grid.z), finished);
   }
   // The library's single sweep (16 bytes of k per thread, chunk order).
   void single(T omega) const {
@@ -163,10 +215,18 @@ bool validate(int I, int J, int K) {
   Arrays<T> d(I, J, K);
   for (int m = 0; m < 13; ++m) CK(cudaMemcpy(d.a[m], h[m].data(), n * sizeof(T), cudaMemcpyHostToDevice));
   bool ok = true;
-  for (auto v : variants<T>()) {
-    if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
+  auto vs = variants<T>();
+  vs.push_back({"waves", nullptr, kn::kTbK - 2, false, kn::held_bytes<T>()});
+  for (auto v : vs) {
+    if (v.kernel) {
+      if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
+    } else {
+      CK(kn::fused2_configure(fused2_waves<T>, v.smem, v.blocks));
+      if (v.blocks == 0) continue;
+    }
     CK(cudaMemcpy(d.a[13], h[12].data(), n * sizeof(T), cudaMemcpyHostToDevice));  // wrk2 carries p's boundary
-    d.launch(v, omega);
+    if (v.kernel) d.launch(v, omega);
+    else d.waves(omega);
     CK(cudaDeviceSynchronize());
     std::vector<T> out(n);
     double g[2];
@@ -210,6 +270,17 @@ void bench(int I, int J, int K) {
     }
     std::printf("\n");
   }
+  int per_sm = 0;
+  CK(kn::fused2_configure(fused2_waves<T>, kn::held_bytes<T>(), per_sm));
+  if (per_sm == 0) return;
+  std::printf("    %-9s %d/SM:", "waves", per_sm);
+  for (int seg : {0, 32, 48, 64}) {
+    if (seg > I - 2) break;
+    const int n = seg ? (I - 2 + seg - 1) / seg : 0;
+    const float ms = median_ms([&] { d.waves(omega, n); });
+    std::printf(" %s%d %.0f (%.2fx)", seg ? "seg" : "auto", seg, 2 * gb / (ms * 1e-3), 2 * ms1 / ms);
+  }
+  std::printf("\n");
 }
 
 int main(int argc, char** argv) {

@@ -327,8 +327,8 @@ using Fused2Kernel = void (*)(HimenoFields<T>, T, double*, unsigned*, double*);
 // prefetching kernels): that dynamic shared memory and the smallest carve-out
 // that holds one block; held = 0: all L1. Either way the rest stays L1, where
 // sweep 1 finds p's planes.
-template <class T>
-cudaError_t fused2_configure(Fused2Kernel<T> kernel, int held, int& blocks) {
+template <class Kernel>
+cudaError_t fused2_configure(Kernel kernel, int held, int& blocks) {
   blocks = 0;
   int device = 0, sm_smem = 0, block_smem = 0;
   cudaFuncAttributes a{};
@@ -355,19 +355,23 @@ dim3 fused2_grid(const HimenoFields<T>& f, int tile_k, int slots) {
   return grid;
 }
 
-template <class T, bool kPrefetch = false>
-__global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2 : 1)
-    jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+template <class T, bool kPrefetch>
+__device__ __forceinline__ void fused2_tile(const HimenoFields<T>& f, T omega, int bx, int by, int bz, int nz,
+                                            double& g1, double& g2) {
   constexpr int kRing = 4;
   __shared__ T ring[kRing][kTbJ][kTbK];  // p after sweep 1 of planes i-3 .. i (slot = plane % 4)
   const int tk = threadIdx.x, tj = threadIdx.y;
-  const int k = blockIdx.x * (kTbK - 2) + tk;  // this thread's point; the tile starts at k = 1
-  const int j = blockIdx.y * (kTbJ - 2) + tj;
+  const int k = bx * (kTbK - 2) + tk;  // this thread's point; the tile starts at k = 1
+  const int j = by * (kTbJ - 2) + tj;
   const bool in_array = k < f.nk && j < f.nj;
   const bool inner_jk = k >= 1 && k < f.nk - 1 && j >= 1 && j < f.nj - 1;
   const bool owner = inner_jk && tk >= 1 && tk < kTbK - 1 && tj >= 1 && tj < kTbJ - 1;
   int is, ie;  // sweep-2 planes [is, ie)
-  segment_planes(f.ni, is, ie);
+  {
+    const int seg = (f.ni - 2 + nz - 1) / nz;
+    is = 1 + bz * seg;
+    ie = min(is + seg, f.ni - 1);
+  }
   const long long si = f.stride_i, sj = f.stride_j;
   const long long cjk = j * sj + k;
   // Whether sweep 1 computes on plane i (and so needs its coefficients).
@@ -377,7 +381,6 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
   if constexpr (kPrefetch) {
     if (computes(is - 1)) next = load_coef(f, (is - 1) * si + cjk);
   }
-  double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const int slot = i % kRing;
     const long long c = i * si + cjk;
@@ -416,6 +419,13 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
     }
     if constexpr (!kPrefetch) prev = cur;
   }
+}
+
+template <class T, bool kPrefetch = false>
+__global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2 : 1)
+    jacobi_fused2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+  double g1 = 0, g2 = 0;
+  fused2_tile<T, kPrefetch>(f, omega, blockIdx.x, blockIdx.y, blockIdx.z, gridDim.z, g1, g2);
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
 
