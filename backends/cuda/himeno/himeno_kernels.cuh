@@ -237,11 +237,12 @@ constexpr int kTbK = 32, kTbJ = 16, kTbThreads = kTbK * kTbJ;
 // (3 slots and a second barrier: 2-4% slower on the H100, 1 block per SM in
 // float with 72 registers: 1-2% slower).
 //
-// Segments: gridDim.z cuts the interior's planes into equal segments; a
-// block's sweep-2 planes are [is, ie) (fused2_segments picks the count).
-__device__ __forceinline__ void segment_planes(int ni, int& is, int& ie) {
-  const int seg = (ni - 2 + int(gridDim.z) - 1) / int(gridDim.z);
-  is = 1 + int(blockIdx.z) * seg;
+// Segments: the interior's planes cut into nz equal segments (gridDim.z in a
+// launch; fused2_segments picks the count); segment z's sweep-2 planes are
+// [is, ie).
+__device__ __forceinline__ void segment_planes(int ni, int nz, int z, int& is, int& ie) {
+  const int seg = (ni - 2 + nz - 1) / nz;
+  is = 1 + z * seg;
   ie = min(is + seg, ni - 1);
 }
 
@@ -355,6 +356,10 @@ dim3 fused2_grid(const HimenoFields<T>& f, int tile_k, int slots) {
   return grid;
 }
 
+// One block's share of jacobi_fused2: tile (bx, by) of the launch grid,
+// segment bz of nz; adds its gosa terms to g1, g2 (sweeps 1 and 2). A
+// function of its own so that a persistent kernel can take several tiles
+// (perf/himeno_fused_probe.cu, fused2_waves).
 template <class T, bool kPrefetch>
 __device__ __forceinline__ void fused2_tile(const HimenoFields<T>& f, T omega, int bx, int by, int bz, int nz,
                                             double& g1, double& g2) {
@@ -367,11 +372,7 @@ __device__ __forceinline__ void fused2_tile(const HimenoFields<T>& f, T omega, i
   const bool inner_jk = k >= 1 && k < f.nk - 1 && j >= 1 && j < f.nj - 1;
   const bool owner = inner_jk && tk >= 1 && tk < kTbK - 1 && tj >= 1 && tj < kTbJ - 1;
   int is, ie;  // sweep-2 planes [is, ie)
-  {
-    const int seg = (f.ni - 2 + nz - 1) / nz;
-    is = 1 + bz * seg;
-    ie = min(is + seg, f.ni - 1);
-  }
+  segment_planes(f.ni, nz, bz, is, ie);
   const long long si = f.stride_i, sj = f.stride_j;
   const long long cjk = j * sj + k;
   // Whether sweep 1 computes on plane i (and so needs its coefficients).
@@ -435,7 +436,7 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
 // per thread halve the threads per point and double the bytes per load: a
 // 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
 // of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
-// lanes, one 512-thread block per SM (114 registers, no spills, also with
+// lanes, one 512-thread block per SM (114 registers, no spills; 115 with
 // kPrefetch). On the H100 (perf/himeno_fused_probe.cu, register versions):
 // 1.52x / 1.48x the single sweep at L / XL against 1.05x / 1.03x for the
 // one-point kernel. Double spills at 128 registers and stays one point per
@@ -550,7 +551,7 @@ __global__ void __launch_bounds__(kTbThreads, 1)
     own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
   }
   int is, ie;  // sweep-2 planes [is, ie)
-  segment_planes(f.ni, is, ie);
+  segment_planes(f.ni, int(gridDim.z), int(blockIdx.z), is, ie);
   // Whether sweep 1 computes on plane i (warp-uniform); the rows sweep 2 updates.
   const auto computes = [&](int i) { return row && inner_j && i >= 1 && i < f.ni - 1; };
   const bool sweep2_row = row && inner_j && tj >= 1 && tj < kTbJ - 1;
