@@ -73,9 +73,13 @@ __global__ void __launch_bounds__(kn::kTbThreads, 1)
 }
 
 template <class T>
+using WavesKernel = void (*)(nc::HimenoFields<T>, T, double*, unsigned*, double*, int, int, int, unsigned*);
+
+template <class T>
 struct Variant {
   const char* name;
-  kn::Fused2Kernel<T> kernel;
+  kn::Fused2Kernel<T> kernel;  // one block per tile-segment, or
+  WavesKernel<T> waves;        // persistent blocks over the same tile-segments
   int tile_k;  // outputs per tile along k
   bool pairs;  // needs kn::pairs_fit
   int smem;    // dynamic shared memory per block
@@ -84,11 +88,13 @@ struct Variant {
 
 template <class T>
 std::vector<Variant<T>> variants() {
-  std::vector<Variant<T>> v = {{"point", kn::jacobi_fused2<T>, kn::kTbK - 2, false, 0},
-                               {"point-pf", kn::jacobi_fused2<T, true>, kn::kTbK - 2, false, kn::held_bytes<T>()}};
+  std::vector<Variant<T>> v = {
+      {"point", kn::jacobi_fused2<T>, nullptr, kn::kTbK - 2, false, 0},
+      {"point-pf", kn::jacobi_fused2<T, true>, nullptr, kn::kTbK - 2, false, kn::held_bytes<T>()},
+      {"waves", nullptr, fused2_waves<T>, kn::kTbK - 2, false, kn::held_bytes<T>()}};
   if constexpr (sizeof(T) == 4) {  // k2 spills in double
-    v.push_back({"k2", kn::jacobi_fused2_k2<T>, kn::kK2Out, true, 0});
-    v.push_back({"k2-pf", kn::jacobi_fused2_k2<T, true>, kn::kK2Out, true, kn::held_bytes<kn::V2<T>>()});
+    v.push_back({"k2", kn::jacobi_fused2_k2<T>, nullptr, kn::kK2Out, true, 0});
+    v.push_back({"k2-pf", kn::jacobi_fused2_k2<T, true>, nullptr, kn::kK2Out, true, kn::held_bytes<kn::V2<T>>()});
   }
   return v;
 }
@@ -97,7 +103,8 @@ std::vector<Variant<T>> variants() {
 // the device will run (0: the variant's shared memory does not fit).
 template <class T>
 int configure(Variant<T>& v) {
-  CK(kn::fused2_configure(v.kernel, v.smem, v.blocks));
+  if (v.waves) CK(kn::fused2_configure(v.waves, v.smem, v.blocks));
+  else CK(kn::fused2_configure(v.kernel, v.smem, v.blocks));
   return v.blocks;
 }
 
@@ -125,25 +132,21 @@ struct Arrays {
     for (auto x : a) cudaFree(x);
     cudaFree(partial), cudaFree(done), cudaFree(finished), cudaFree(gosa);
   }
-  // segments: 0 cuts the planes as fused2_segments picks.
+  // segments: 0 cuts the planes as fused2_segments picks. A waves variant
+  // runs the same tile-segments in exactly the resident blocks.
   void launch(const Variant<T>& v, T omega, int segments = 0) const {
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     dim3 grid = kn::fused2_grid(f, v.tile_k, v.blocks * sms);
     if (segments > 0) grid.z = segments;
-    v.kernel<<<grid, dim3(kn::kTbK, kn::kTbJ), v.smem>>>(f, omega, partial, done, gosa);
-  }
-  // fused2_waves over point-pf's tiles and segments (segments: as launch).
-  void waves(T omega, int segments = 0) const {
-    int sms = 0, per_sm = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(kn::fused2_configure(fused2_waves<T>, kn::held_bytes<T>(), per_sm));
-    if (per_sm == 0) return;  // the held coefficients do not fit: no candidate here
-    dim3 grid = kn::fused2_grid(f, kn::kTbK - 2, per_sm * sms);
-    if (segments > 0) grid.z = segments;
-    CK(cudaMemsetAsync(finished, 0, sizeof(unsigned)));
-    fused2_waves<T><<<per_sm * sms, dim3(kn::kTbK, kn::kTbJ), kn::held_bytes<T>()>>>(
-        f, omega, partial, done, gosa, int(grid.x), int(grid.y), int(grid.z), finished);
+    const dim3 block(kn::kTbK, kn::kTbJ);
+    if (v.waves) {
+      CK(cudaMemsetAsync(finished, 0, sizeof(unsigned)));
+      v.waves<<<v.blocks * sms, block, v.smem>>>(f, omega, partial, done, gosa, int(grid.x), int(grid.y),
+                                                 int(grid.z), finished);
+    } else {
+      v.kernel<<<grid, block, v.smem>>>(f, omega, partial, done, gosa);
+    }
   }
   // The library's single sweep (16 bytes of k per thread, chunk order).
   void single(T omega) const {
@@ -215,18 +218,10 @@ bool validate(int I, int J, int K) {
   Arrays<T> d(I, J, K);
   for (int m = 0; m < 13; ++m) CK(cudaMemcpy(d.a[m], h[m].data(), n * sizeof(T), cudaMemcpyHostToDevice));
   bool ok = true;
-  auto vs = variants<T>();
-  vs.push_back({"waves", nullptr, kn::kTbK - 2, false, kn::held_bytes<T>()});
-  for (auto v : vs) {
-    if (v.kernel) {
-      if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
-    } else {
-      CK(kn::fused2_configure(fused2_waves<T>, v.smem, v.blocks));
-      if (v.blocks == 0) continue;
-    }
+  for (auto v : variants<T>()) {
+    if (!configure(v) || (v.pairs && !kn::pairs_fit(d.f))) continue;
     CK(cudaMemcpy(d.a[13], h[12].data(), n * sizeof(T), cudaMemcpyHostToDevice));  // wrk2 carries p's boundary
-    if (v.kernel) d.launch(v, omega);
-    else d.waves(omega);
+    d.launch(v, omega);
     CK(cudaDeviceSynchronize());
     std::vector<T> out(n);
     double g[2];
@@ -270,17 +265,6 @@ void bench(int I, int J, int K) {
     }
     std::printf("\n");
   }
-  int per_sm = 0;
-  CK(kn::fused2_configure(fused2_waves<T>, kn::held_bytes<T>(), per_sm));
-  if (per_sm == 0) return;
-  std::printf("    %-9s %d/SM:", "waves", per_sm);
-  for (int seg : {0, 32, 48, 64}) {
-    if (seg > I - 2) break;
-    const int n = seg ? (I - 2 + seg - 1) / seg : 0;
-    const float ms = median_ms([&] { d.waves(omega, n); });
-    std::printf(" %s%d %.0f (%.2fx)", seg ? "seg" : "auto", seg, 2 * gb / (ms * 1e-3), 2 * ms1 / ms);
-  }
-  std::printf("\n");
 }
 
 int main(int argc, char** argv) {
