@@ -14,7 +14,9 @@
 //   k2-pf     k2 prefetching the coefficients (held in shared memory) with
 //             p staged in shared memory: what the library runs in float;
 //   waves     point-pf's tiles in persistent blocks that start each wave of
-//             tiles together (fused2_waves below; not in the library yet).
+//             tiles together (jacobi_fused2_waves): what the library runs
+//             from kn::kWavesMin waves of blocks;
+//   k2-waves  the same of k2-pf's tiles (float).
 // The register versions are the library's fallback on GPUs with less shared
 // memory per block. Candidates measured here and dropped are in
 // docs/perf/himeno.md and in the kPrefetch comment of himeno_kernels.cuh.
@@ -36,50 +38,11 @@
 namespace nc = tessera::native_cuda;
 namespace kn = tessera::native_cuda::kernels;
 
-// Candidate, not in the library yet: persistent blocks, as many as can be
-// resident, taking the tile-segments wave by wave (w = block + n x blocks:
-// the plain launch order), each wave starting when every block has finished
-// the previous one (a counter in global memory). With the hardware's block
-// scheduler the blocks drift apart over the waves, and a tile's halo, which
-// its neighbours read too, has left L2 when they do (XL double: 17% more
-// DRAM reads than the 14-word ideal, 7% with waves; docs/perf/himeno.md,
-// seventh session). Every block must be resident: launched with exactly the
-// blocks the occupancy calculator allows (a library version would use a
-// cooperative launch).
-template <class T>
-__global__ void __launch_bounds__(kn::kTbThreads, 1)
-    fused2_waves(nc::HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa, int nkt, int njt,
-                 int nz, unsigned* finished) {
-  double g1 = 0, g2 = 0;
-  const int total = nkt * njt * nz;
-  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
-  int n = 0;
-  for (int w = blockIdx.x; w < total; w += gridDim.x, ++n) {
-    if (n > 0) {  // every block has an item n-1 (only the last wave can be partial)
-      if (leader) {
-        while (*reinterpret_cast<volatile unsigned*>(finished) < unsigned(n) * gridDim.x) __nanosleep(64);
-        __threadfence();
-      }
-      __syncthreads();
-    }
-    kn::fused2_tile<T, true>(f, omega, w % nkt, (w / nkt) % njt, w / (nkt * njt), nz, g1, g2);
-    __syncthreads();  // the tile's last reads of its shared memory, before the next item or the count
-    if (leader) {
-      __threadfence();
-      atomicAdd(finished, 1u);
-    }
-  }
-  nc::grid_sum2<kn::kTbThreads>(g1, g2, partial, done, gosa);
-}
-
-template <class T>
-using WavesKernel = void (*)(nc::HimenoFields<T>, T, double*, unsigned*, double*, int, int, int, unsigned*);
-
 template <class T>
 struct Variant {
   const char* name;
   kn::Fused2Kernel<T> kernel;  // one block per tile-segment, or
-  WavesKernel<T> waves;        // persistent blocks over the same tile-segments
+  kn::Fused2WavesKernel<T> waves;  // persistent blocks over the same tile-segments
   int tile_k;  // outputs per tile along k
   bool pairs;  // needs kn::pairs_fit
   int smem;    // dynamic shared memory per block
@@ -91,10 +54,11 @@ std::vector<Variant<T>> variants() {
   std::vector<Variant<T>> v = {
       {"point", kn::jacobi_fused2<T>, nullptr, kn::kTbK - 2, false, 0},
       {"point-pf", kn::jacobi_fused2<T, true>, nullptr, kn::kTbK - 2, false, kn::held_bytes<T>()},
-      {"waves", nullptr, fused2_waves<T>, kn::kTbK - 2, false, kn::held_bytes<T>()}};
+      {"waves", nullptr, kn::jacobi_fused2_waves<T, false>, kn::kTbK - 2, false, kn::held_bytes<T>()}};
   if constexpr (sizeof(T) == 4) {  // k2 spills in double
     v.push_back({"k2", kn::jacobi_fused2_k2<T>, nullptr, kn::kK2Out, true, 0});
     v.push_back({"k2-pf", kn::jacobi_fused2_k2<T, true>, nullptr, kn::kK2Out, true, kn::held_bytes<kn::V2<T>>()});
+    v.push_back({"k2-waves", nullptr, kn::jacobi_fused2_waves<T, true>, kn::kK2Out, true, kn::held_bytes<kn::V2<T>>()});
   }
   return v;
 }
@@ -115,7 +79,7 @@ struct Arrays {
   long long n = 0;
   double* partial = nullptr;  // per-block partials (the most any kernel here launches)
   unsigned* done = nullptr;
-  unsigned* finished = nullptr;  // fused2_waves' count of finished items
+  unsigned* finished = nullptr;  // jacobi_fused2_waves' count of finished items
   double* gosa = nullptr;
   Arrays(int I, int J, int K) : a(14), n((long long)I * J * K) {
     for (auto& x : a) CK(cudaMalloc(&x, n * sizeof(T)));
@@ -126,6 +90,7 @@ struct Arrays {
     CK(cudaMalloc(&done, sizeof(unsigned)));
     CK(cudaMemset(done, 0, sizeof(unsigned)));
     CK(cudaMalloc(&finished, sizeof(unsigned)));
+    CK(cudaMemset(finished, 0, sizeof(unsigned)));
     CK(cudaMalloc(&gosa, 2 * sizeof(double)));
   }
   ~Arrays() {
@@ -140,10 +105,15 @@ struct Arrays {
     dim3 grid = kn::fused2_grid(f, v.tile_k, v.blocks * sms);
     if (segments > 0) grid.z = segments;
     const dim3 block(kn::kTbK, kn::kTbJ);
-    if (v.waves) {
-      CK(cudaMemsetAsync(finished, 0, sizeof(unsigned)));
-      v.waves<<<v.blocks * sms, block, v.smem>>>(f, omega, partial, done, gosa, int(grid.x), int(grid.y),
-                                                 int(grid.z), finished);
+    if (v.waves) {  // as the library: a cooperative launch of the resident blocks
+      nc::HimenoFields<T> fields = f;
+      T w = omega;
+      double *pp = partial, *g = gosa;
+      unsigned* d = done;
+      kn::Fused2Waves waves{int(grid.x), int(grid.y), int(grid.z), finished};
+      void* args[] = {&fields, &w, &pp, &d, &g, &waves};
+      CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(v.waves), dim3(v.blocks * sms), block, args,
+                                     size_t(v.smem), cudaStream_t(0)));
     } else {
       v.kernel<<<grid, block, v.smem>>>(f, omega, partial, done, gosa);
     }
@@ -274,7 +244,7 @@ int main(int argc, char** argv) {
   CK(cudaFuncSetAttribute(kn::jacobi_vec<double>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
   bool ok = true;
   for (auto g : {std::array<int, 3>{9, 17, 36}, std::array<int, 3>{70, 31, 134}, std::array<int, 3>{5, 40, 200},
-                 std::array<int, 3>{40, 20, 65}}) {
+                 std::array<int, 3>{40, 20, 65}, std::array<int, 3>{100, 130, 260}}) {  // the last: several waves
     ok = validate<float>(g[0], g[1], g[2]) && ok;
     ok = validate<double>(g[0], g[1], g[2]) && ok;
   }

@@ -14,9 +14,10 @@ ReduceWorkspace& reduce_workspace(cudaStream_t stream, unsigned blocks) {
   std::lock_guard<std::mutex> lock(mutex);
   ReduceWorkspace& ws = cache[{device, stream}];
   if (!ws.done_count) {
-    // One allocation: the counter in the first 8 bytes, the result in the next.
+    // One allocation: the two counters in the first 8 bytes, the result in the next.
     check(cudaMalloc(reinterpret_cast<void**>(&ws.done_count), 2 * sizeof(double)), "cudaMalloc");
-    check(cudaMemset(ws.done_count, 0, sizeof(unsigned)), "cudaMemset");
+    check(cudaMemset(ws.done_count, 0, 2 * sizeof(unsigned)), "cudaMemset");
+    ws.wave_count = ws.done_count + 1;
     ws.result = reinterpret_cast<double*>(ws.done_count) + 1;
     check(cudaMallocHost(reinterpret_cast<void**>(&ws.host_result), sizeof(double)), "cudaMallocHost");
   }

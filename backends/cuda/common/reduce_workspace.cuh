@@ -11,6 +11,7 @@ namespace tessera::native_cuda {
 struct ReduceWorkspace {
   double* partial = nullptr;      // at least `blocks` doubles
   unsigned* done_count = nullptr; // zero between launches
+  unsigned* wave_count = nullptr; // zero between launches (jacobi_fused2_waves)
   double* result = nullptr;       // device result
   double* host_result = nullptr;  // pinned
   unsigned capacity = 0;

@@ -524,9 +524,10 @@ constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lane
 // (-20%), pair stores of wrk2 (+-0.5%).
 constexpr int kStage = 4;          // staged p planes (i-1 .. i+2 while step i's sweep 1 reads i-1 .. i+1)
 constexpr int kStageRow = kK2 + 4;  // [pad, k-1, the tile's 64 points, k+64, pad]: tile-local k at k + 2
-template <class T, bool kPrefetch = false>
-__global__ void __launch_bounds__(kTbThreads, 1)
-    jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+// One block's share of jacobi_fused2_k2, as fused2_tile for jacobi_fused2.
+template <class T, bool kPrefetch>
+__device__ __forceinline__ void fused2_k2_tile(const HimenoFields<T>& f, T omega, int bx, int by, int bz, int nz,
+                                               double& g1, double& g2) {
   constexpr int kRing = 4;  // one barrier per plane, as jacobi_fused2
   __shared__ __align__(16) T ring[kRing][kTbJ][kK2];
   // p staged (kPrefetch): rows j-1 .. j+16 of the tile (one row when unused).
@@ -535,9 +536,9 @@ __global__ void __launch_bounds__(kTbThreads, 1)
   const T* const coef[12] = {f.a0, f.a1, f.a2, f.a3, f.b0, f.b1, f.b2, f.c0, f.c1, f.c2, f.wrk1, f.bnd};
   const int lane = threadIdx.x, tj = threadIdx.y;
   const int kt = 2 * lane;                     // tile-local k of the thread's first point
-  const int kb = blockIdx.x * kK2Out;          // the tile's first k
+  const int kb = bx * kK2Out;                  // the tile's first k
   const int k0 = kb + kt;                      // the thread's (even: the pair is aligned)
-  const int jb = blockIdx.y * (kTbJ - 2);      // the tile's first j
+  const int jb = by * (kTbJ - 2);              // the tile's first j
   const int j = jb + tj;
   const bool row = j < f.nj;                   // warp-uniform
   const bool inner_j = j >= 1 && j < f.nj - 1;
@@ -551,7 +552,7 @@ __global__ void __launch_bounds__(kTbThreads, 1)
     own[e] = inner[e] && t >= 1 && t < kK2 - 1 && tj >= 1 && tj < kTbJ - 1;
   }
   int is, ie;  // sweep-2 planes [is, ie)
-  segment_planes(f.ni, int(gridDim.z), int(blockIdx.z), is, ie);
+  segment_planes(f.ni, nz, bz, is, ie);
   // Whether sweep 1 computes on plane i (warp-uniform); the rows sweep 2 updates.
   const auto computes = [&](int i) { return row && inner_j && i >= 1 && i < f.ni - 1; };
   const bool sweep2_row = row && inner_j && tj >= 1 && tj < kTbJ - 1;
@@ -603,7 +604,6 @@ __global__ void __launch_bounds__(kTbThreads, 1)
     }
     __syncthreads();
   }
-  double g1 = 0, g2 = 0;
   for (int i = is - 1; i <= ie; ++i) {
     const long long c = i * si + cjk;
     // Sweep 1 on plane i (tile and halo); p1 = p outside the interior.
@@ -690,6 +690,13 @@ __global__ void __launch_bounds__(kTbThreads, 1)
       for (int m = 0; m < 12; ++m) prev[m] = cur[m];
     }
   }
+}
+
+template <class T, bool kPrefetch = false>
+__global__ void __launch_bounds__(kTbThreads, 1)
+    jacobi_fused2_k2(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa) {
+  double g1 = 0, g2 = 0;
+  fused2_k2_tile<T, kPrefetch>(f, omega, blockIdx.x, blockIdx.y, blockIdx.z, gridDim.z, g1, g2);
   grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
 }
 
@@ -701,5 +708,64 @@ bool pairs_fit(const HimenoFields<T>& f) {
     if (reinterpret_cast<std::uintptr_t>(a) % (2 * sizeof(T))) return false;
   return f.nk % 2 == 0 && f.stride_j % 2 == 0 && f.stride_i % 2 == 0;
 }
+
+// --- fused2 in waves (grids of many waves of blocks) -------------------------
+// All fused kernels are bound by DRAM bytes (ncu: 2.72 TB/s, 81% of peak), and
+// at XL they read 13-17% more than the ideal where L reads 5% more: the excess
+// follows the number of waves of blocks (5% at 10 waves, 8% at 20, 13-17% at
+// 68-81; H100, six grids), not the plane size, padding, base addresses or
+// partial tiles. Blocks started by the hardware scheduler drift apart over
+// the waves, so a tile's halo rows, which its neighbours read too, have left
+// L2 when they come to read them. Here persistent blocks, as many as can be
+// resident (a cooperative launch guarantees it), take the same tile-segments
+// in the plain launch order (item = block + n x blocks), and each starts
+// wave n once all blocks have finished wave n-1 (a counter in global memory;
+// only the last wave can be partial). H100 (perf/himeno_fused_probe.cu, GB/s
+// effective, against the same tiles started by the hardware): XL double 4690
+// -> 4882 (78 waves; DRAM excess 17% -> 7% in the experiment before), XL
+// float (k2) 4863 -> 5048 (38 waves), 384 x 384 x 768 double 4800 -> 4970
+// (33 waves); at L (10 waves) 4% slower (double 5077 -> 4895, float 5081 ->
+// 4875), the blocks waiting for the slowest at every barrier. So the library
+// takes it from kWavesMin waves (fused2_async); between 10 and 33 waves not
+// measured. Without the barrier, or with one wave of slack, persistent blocks
+// lost 20-25% (experiment).
+struct Fused2Waves {
+  int nkt, njt, nz;    // the per-tile launch's grid: tiles along k, j, segments
+  unsigned* finished;  // tile-segments finished; zero between launches (the last one resets it)
+};
+template <class T, bool kPairs>  // kPairs: fused2_k2_tile, else fused2_tile (both prefetching)
+__global__ void __launch_bounds__(kTbThreads, 1)
+    jacobi_fused2_waves(HimenoFields<T> f, T omega, double* partial, unsigned* done, double* gosa, Fused2Waves w) {
+  double g1 = 0, g2 = 0;
+  const unsigned total = unsigned(w.nkt) * unsigned(w.njt) * unsigned(w.nz);
+  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  unsigned n = 0;
+  for (unsigned item = blockIdx.x; item < total; item += gridDim.x, ++n) {
+    if (n > 0) {  // wave n-1 (full: only the last wave can be partial) finished
+      if (leader) {
+        while (*reinterpret_cast<volatile unsigned*>(w.finished) < n * gridDim.x) __nanosleep(64);
+        __threadfence();
+      }
+      __syncthreads();
+    }
+    const int bx = int(item % unsigned(w.nkt)), by = int(item / unsigned(w.nkt) % unsigned(w.njt));
+    const int bz = int(item / (unsigned(w.nkt) * unsigned(w.njt)));
+    if constexpr (kPairs) fused2_k2_tile<T, true>(f, omega, bx, by, bz, w.nz, g1, g2);
+    else fused2_tile<T, true>(f, omega, bx, by, bz, w.nz, g1, g2);
+    __syncthreads();  // the tile's last reads of its shared memory, before the next item or the count
+    if (leader) {
+      __threadfence();
+      // The last item: every block is past its last wait, so the count can go back to zero.
+      if (atomicAdd(w.finished, 1u) == total - 1) atomicExch(w.finished, 0u);
+    }
+  }
+  grid_sum2<kTbThreads>(g1, g2, partial, done, gosa);
+}
+template <class T>
+using Fused2WavesKernel = void (*)(HimenoFields<T>, T, double*, unsigned*, double*, Fused2Waves);
+
+// The waves version from this many waves of the per-tile launch (H100: L 10,
+// XL 38 in float, 78 in double).
+constexpr int kWavesMin = 32;
 
 }  // namespace tessera::native_cuda::kernels

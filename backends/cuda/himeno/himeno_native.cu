@@ -27,17 +27,21 @@ void prefer_l1(Kernel* kernel) {
 using namespace kernels;
 
 template <class T>
-void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double* gosa) {
+void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double* gosa, Fused2Schedule schedule) {
   if (f.ni < 3 || f.nj < 3 || f.nk < 3) {
     check(cudaMemsetAsync(gosa, 0, 2 * sizeof(double), stream), "cudaMemsetAsync");
     return;
   }
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, cooperative = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cudaDeviceGetAttribute");
   // The prefetching version of a kernel where its shared memory (held) fits,
-  // else its register version; tile_k: its outputs per tile along k.
-  const auto launch = [&](Fused2Kernel<T> prefetching, Fused2Kernel<T> registers, int tile_k, int held) {
+  // else its register version; tile_k: its outputs per tile along k. Grids of
+  // at least kWavesMin waves run the prefetching tiles in waves of persistent
+  // blocks (jacobi_fused2_waves) where the device has cooperative launches.
+  const auto launch = [&](Fused2Kernel<T> prefetching, Fused2Kernel<T> registers, Fused2WavesKernel<T> waves,
+                          int tile_k, int held) {
     Fused2Kernel<T> kernel = prefetching;
     int per_sm = 0;
     check(fused2_configure(prefetching, held, per_sm), "himeno_sweeps_fused2 configure");
@@ -46,12 +50,33 @@ void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double
       check(fused2_configure(registers, 0, per_sm), "himeno_sweeps_fused2 configure");
     }
     const dim3 grid = fused2_grid(f, tile_k, std::max(1, per_sm) * sms);
-    ReduceWorkspace& ws = reduce_workspace(stream, 2 * grid.x * grid.y * grid.z);
+    const long long items = (long long)grid.x * grid.y * grid.z;
+    int resident = 0;  // persistent blocks per SM
+    const bool many_waves = items >= (long long)kWavesMin * per_sm * sms;
+    if (held > 0 && cooperative &&
+        (schedule == Fused2Schedule::waves || (schedule == Fused2Schedule::automatic && many_waves)))
+      check(fused2_configure(waves, held, resident), "himeno_sweeps_fused2 configure");
+    if (resident > 0) {
+      const unsigned blocks = unsigned(resident * sms);
+      ReduceWorkspace& ws = reduce_workspace(stream, 2 * blocks);
+      HimenoFields<T> fields = f;
+      Fused2Waves w{int(grid.x), int(grid.y), int(grid.z), ws.wave_count};
+      void* args[] = {&fields, &omega, &ws.partial, &ws.done_count, &gosa, &w};
+      check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(waves), dim3(blocks), dim3(kTbK, kTbJ), args,
+                                        size_t(held), stream),
+            "himeno_sweeps_fused2 cooperative launch");
+      return;
+    }
+    ReduceWorkspace& ws = reduce_workspace(stream, 2 * unsigned(items));
     kernel<<<grid, dim3(kTbK, kTbJ), held, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
   };
-  const auto point = [&] { launch(jacobi_fused2<T, true>, jacobi_fused2<T, false>, kTbK - 2, held_bytes<T>()); };
+  const auto point = [&] {
+    launch(jacobi_fused2<T, true>, jacobi_fused2<T, false>, jacobi_fused2_waves<T, false>, kTbK - 2, held_bytes<T>());
+  };
   if constexpr (sizeof(T) == 4) {  // two k points per thread where rows are aligned pairs
-    if (pairs_fit(f)) launch(jacobi_fused2_k2<T, true>, jacobi_fused2_k2<T, false>, kK2Out, held_bytes<V2<T>>());
+    if (pairs_fit(f))
+      launch(jacobi_fused2_k2<T, true>, jacobi_fused2_k2<T, false>, jacobi_fused2_waves<T, true>, kK2Out,
+             held_bytes<V2<T>>());
     else point();
   } else {  // double: k2 spills at 128 registers
     point();
@@ -124,11 +149,13 @@ void himeno_sweep_async(cudaStream_t s, const HimenoFields<double>& f, double om
   sweep_async(s, f, omega, k, gosa);
 }
 
-void himeno_sweeps_fused2_async(cudaStream_t s, const HimenoFields<float>& f, float omega, double* gosa) {
-  fused2_async(s, f, omega, gosa);
+void himeno_sweeps_fused2_async(cudaStream_t s, const HimenoFields<float>& f, float omega, double* gosa,
+                                Fused2Schedule schedule) {
+  fused2_async(s, f, omega, gosa, schedule);
 }
-void himeno_sweeps_fused2_async(cudaStream_t s, const HimenoFields<double>& f, double omega, double* gosa) {
-  fused2_async(s, f, omega, gosa);
+void himeno_sweeps_fused2_async(cudaStream_t s, const HimenoFields<double>& f, double omega, double* gosa,
+                                Fused2Schedule schedule) {
+  fused2_async(s, f, omega, gosa, schedule);
 }
 
 }  // namespace tessera::native_cuda

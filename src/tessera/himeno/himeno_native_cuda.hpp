@@ -34,11 +34,23 @@ void himeno_sweep_async(cudaStream_t stream, const HimenoFields<float>& f, float
 void himeno_sweep_async(cudaStream_t stream, const HimenoFields<double>& f, double omega, HimenoKernel kernel,
                         double* gosa_device);
 
+// How the two-sweep kernel's tiles are scheduled: automatic picks waves for
+// grids of many waves of blocks where the device has cooperative launches
+// (backends/cuda/himeno/himeno_kernels.cuh, jacobi_fused2_waves); tiles and
+// waves force one (waves falls back to tiles where it cannot run: no
+// cooperative launch, or the register kernel).
+enum class Fused2Schedule {
+  automatic,
+  tiles,  // one block per tile-segment, started by the hardware
+  waves,  // persistent blocks, each wave of tile-segments started together
+};
+
 // Two sweeps in one pass over memory (temporal blocking): reads f.p, writes
 // the state after two sweeps to f.wrk2 (interior), gosa of sweep 1 and 2 to
 // gosa_device[0] and [1]. The same arithmetic as two himeno_sweep calls.
-void himeno_sweeps_fused2_async(cudaStream_t stream, const HimenoFields<float>& f, float omega, double* gosa_device);
+void himeno_sweeps_fused2_async(cudaStream_t stream, const HimenoFields<float>& f, float omega, double* gosa_device,
+                                Fused2Schedule schedule = Fused2Schedule::automatic);
 void himeno_sweeps_fused2_async(cudaStream_t stream, const HimenoFields<double>& f, double omega,
-                                double* gosa_device);
+                                double* gosa_device, Fused2Schedule schedule = Fused2Schedule::automatic);
 
 }  // namespace tessera::native_cuda
