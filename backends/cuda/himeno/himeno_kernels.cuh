@@ -721,14 +721,16 @@ bool pairs_fit(const HimenoFields<T>& f) {
 // in the plain launch order (item = block + n x blocks), and each starts
 // wave n once all blocks have finished wave n-1 (a counter in global memory;
 // only the last wave can be partial). H100 (perf/himeno_fused_probe.cu, GB/s
-// effective, against the same tiles started by the hardware): XL double 4690
-// -> 4882 (78 waves; DRAM excess 17% -> 7% in the experiment before), XL
-// float (k2) 4863 -> 5048 (38 waves), 384 x 384 x 768 double 4800 -> 4970
-// (33 waves); at L (10 waves) 4% slower (double 5077 -> 4895, float 5081 ->
-// 4875), the blocks waiting for the slowest at every barrier. So the library
-// takes it from kWavesMin waves (fused2_async); between 10 and 33 waves not
-// measured. Without the barrier, or with one wave of slack, persistent blocks
-// lost 20-25% (experiment).
+// effective, against the same tiles started by the hardware; waves of the
+// per-tile launch in brackets): double, grids 256 .. 512 along i (L to XL):
+// 5077 -> 4895 (10: -4%), 4967 -> 4992 (16: +0.5%), 4968 -> 5084 (23:
+// +2%), 4787 -> 4889 (38: +2%), 4800 -> 4970 (39: +4%), XL 4690 -> 4882
+// (79: +4%; DRAM excess 17% -> 7% in the experiment before); float (k2): L
+// 5081 -> 4875 (8: -4%), XL 4863 -> 5048 (43: +4%). Below ~16 waves the
+// blocks lose more waiting for the slowest at every barrier than L2 gains,
+// so the library takes it from kWavesMin waves (fused2_async). Without the
+// barrier, or with one wave of slack, persistent blocks lost 20-25%
+// (experiment).
 struct Fused2Waves {
   int nkt, njt, nz;    // the per-tile launch's grid: tiles along k, j, segments
   unsigned* finished;  // tile-segments finished; zero between launches (the last one resets it)
@@ -764,8 +766,8 @@ __global__ void __launch_bounds__(kTbThreads, 1)
 template <class T>
 using Fused2WavesKernel = void (*)(HimenoFields<T>, T, double*, unsigned*, double*, Fused2Waves);
 
-// The waves version from this many waves of the per-tile launch (H100: L 10,
-// XL 38 in float, 78 in double).
-constexpr int kWavesMin = 32;
+// The waves version from this many waves of the per-tile launch (H100: L 8
+// in float, 10 in double; XL 43 and 79).
+constexpr int kWavesMin = 16;
 
 }  // namespace tessera::native_cuda::kernels

@@ -1,0 +1,312 @@
+// Probe: two Jacobi sweeps per pass over memory (temporal blocking) on a
+// multicore CPU, standalone (no Kokkos), against the rows single sweep, at
+// the benchmark's M and L grids in float and double. Candidates:
+//   rows@t          one sweep per pass on t threads: OpenMP over (i, j) rows,
+//                   a vector loop along k (the library's kokkos-rows); all,
+//                   half and a quarter of the threads, to see whether DRAM
+//                   or the cores bound it;
+//   fused JxK@t     the library's kokkos-fused2 scheme: a thread owns tiles of
+//                   J rows x K points (K: whole rows) x a chunk of planes,
+//                   marches in i, per row: sweep 1 of row (i, j) into a
+//                   window of planes, sweep 2 of row (i-1, j-1) from it;
+//   fused JxK pf@t  the same, and during sweep 2 of a row the next sweep-1
+//                   row's lines (12 coefficients, p's leading row) are
+//                   prefetched into L2, so that a core keeps DRAM busy while
+//                   it computes from cache (short k tiles restart the
+//                   hardware prefetcher's streams at every row).
+// The variants run interleaved, run by run, so the machine's noise hits all
+// alike; median of the runs, GB/s = 14 words x interior points x sweeps /
+// time. Each fused candidate is checked against two rows sweeps first.
+// Results (16-core Xeon of the GPU machine): docs/perf/himeno.md, eighth
+// session. Built with every flavour (perf/CMakeLists.txt):
+// build/<flavour>/perf/himeno_cpu_fused_probe [runs]; by hand:
+// g++ -O3 -fopenmp perf/himeno_cpu_fused_probe.cpp -o probe.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <class T>
+struct Grid {
+  int I, J, K;
+  long si, sj;
+  char* raw = nullptr;
+  T *a[4], *b[3], *c[3], *wrk1, *bnd, *p, *wrk2;
+  explicit Grid(int i, int j, int k) : I(i), J(j), K(k), si(long(j) * k), sj(k) {
+    const long n = long(I) * J * K;
+    // One allocation, each array 1088 bytes further modulo 16 KiB (the library's HostSpace placement).
+    const long bytes = (n * long(sizeof(T)) + 16383) / 16384 * 16384 + 1088;
+    raw = static_cast<char*>(std::aligned_alloc(4096, 14 * bytes + 16384));
+    if (!raw) {
+      std::fprintf(stderr, "out of memory\n");
+      std::exit(1);
+    }
+    T* arr[14];
+    for (int m = 0; m < 14; ++m) arr[m] = reinterpret_cast<T*>(raw + m * bytes);
+    for (int m = 0; m < 4; ++m) a[m] = arr[m];
+    for (int m = 0; m < 3; ++m) b[m] = arr[4 + m], c[m] = arr[7 + m];
+    wrk1 = arr[10], bnd = arr[11], p = arr[12], wrk2 = arr[13];
+    // Random-ish fields, first touched by the threads that sweep them.
+#pragma omp parallel for schedule(static)
+    for (int x = 0; x < I; ++x)
+      for (long y = long(x) * si; y < long(x + 1) * si; ++y) {
+        unsigned s = unsigned(y) * 2654435761u + 12345u;
+        auto u = [&] { return (s = s * 1664525u + 1013904223u) / 4294967296.0; };
+        double sum = 0;
+        for (int m = 0; m < 3; ++m) sum += a[m][y] = T(0.5 + u());
+        for (int m = 0; m < 3; ++m) sum += c[m][y] = T(0.5 + u());
+        for (int m = 0; m < 3; ++m) sum += 4 * std::fabs(b[m][y] = T(0.5 * u() - 0.25));
+        a[3][y] = T(1.0 / sum);
+        wrk1[y] = T(0.2 * u() - 0.1);
+        bnd[y] = u() < 0.125 ? T(0) : T(1);
+        p[y] = wrk2[y] = T(u());
+      }
+  }
+  ~Grid() { std::free(raw); }
+  Grid(const Grid&) = delete;
+  Grid& operator=(const Grid&) = delete;
+};
+
+// One row of one sweep: points [0, n) from pointers at point 0; p's
+// neighbours at +-si, +-sj of q (the window's strides for sweep 2); returns
+// the row's sum of ss^2 in double.
+template <class T>
+inline double row(int n, T omega, const T* __restrict a0, const T* __restrict a1, const T* __restrict a2,
+                  const T* __restrict a3, const T* __restrict b0, const T* __restrict b1, const T* __restrict b2,
+                  const T* __restrict c0, const T* __restrict c1, const T* __restrict c2, const T* __restrict wk,
+                  const T* __restrict bn, const T* __restrict q, long si, long sj, T* __restrict out) {
+  T g = 0;  // the row's partial sum in T (vector lanes), added in double
+#pragma omp simd reduction(+ : g)
+  for (int k = 0; k < n; ++k) {
+    const T s0 = a0[k] * q[k + si] + a1[k] * q[k + sj] + a2[k] * q[k + 1] +
+                 b0[k] * (q[k + si + sj] - q[k + si - sj] - q[k - si + sj] + q[k - si - sj]) +
+                 b1[k] * (q[k + sj + 1] - q[k - sj + 1] - q[k + sj - 1] + q[k - sj - 1]) +
+                 b2[k] * (q[k + si + 1] - q[k - si + 1] - q[k + si - 1] + q[k - si - 1]) + c0[k] * q[k - si] +
+                 c1[k] * q[k - sj] + c2[k] * q[k - 1] + wk[k];
+    const T ss = (s0 * a3[k] - q[k]) * bn[k];
+    g += ss * ss;
+    out[k] = q[k] + omega * ss;
+  }
+  return double(g);
+}
+
+// Row (i, j) of the grid's coefficients, points k0 .. k0+n-1, p from q.
+template <class T>
+inline double grid_row(const Grid<T>& G, int i, int j, int k0, int n, T omega, const T* q, long si, long sj,
+                       T* out) {
+  const long c = i * G.si + j * G.sj + k0;
+  return row<T>(n, omega, G.a[0] + c, G.a[1] + c, G.a[2] + c, G.a[3] + c, G.b[0] + c, G.b[1] + c, G.b[2] + c,
+                G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c, q, si, sj, out);
+}
+
+// Threads of the next parallel region (the thread-scaling rows).
+int g_threads = 1;
+
+template <class T>
+double rows_sweep(Grid<T>& G, const T* p, T* w, T omega) {
+  double gosa = 0;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(g_threads) reduction(+ : gosa)
+  for (int i = 1; i < G.I - 1; ++i)
+    for (int j = 1; j < G.J - 1; ++j) {
+      const long c = i * G.si + j * G.sj + 1;
+      gosa += grid_row(G, i, j, 1, G.K - 2, omega, p + c, G.si, G.sj, w + c);
+    }
+  return gosa;
+}
+
+// The prefetch of the sweep-1 row (i, j), points [k0, k0 + n): its 12
+// coefficient rows and p's leading row (i+1, j+1), into L2 (prefetcht1).
+template <class T>
+inline void prefetch_row(const Grid<T>& G, const T* p, int i, int j, int k0, int n) {
+  constexpr int L = 64 / sizeof(T);
+  const long c = i * G.si + j * G.sj;
+  const T* rows[13] = {G.a[0] + c, G.a[1] + c, G.a[2] + c, G.a[3] + c, G.b[0] + c, G.b[1] + c, G.b[2] + c,
+                       G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c, p + c + G.si + G.sj};
+  for (int k = k0 / L * L; k < k0 + n; k += L)
+    for (const T* r : rows) __builtin_prefetch(r + k, 0, 2);
+}
+
+// Two sweeps fused: p -> wrk2 after two sweeps; g[0], g[1] the gosas. Tiles
+// of tj rows x tk points (tk 0: whole rows); prefetch: during sweep 2 of a
+// row, the next sweep-1 row's lines (prefetch_row).
+template <class T>
+void fused_sweeps(Grid<T>& G, const T* p, T* w, T omega, int tj, int tk, bool prefetch, double g[2]) {
+  const int ni = G.I - 2, nj = G.J - 2, nk = G.K - 2;
+  if (tk <= 0 || tk > nk) tk = nk;
+  const int ntj = (nj + tj - 1) / tj, ntk = (nk + tk - 1) / tk;
+  // Chunks along i: at least 32 planes, enough tiles for 4 per thread.
+  const int segs = std::max(1, std::min((ni + 31) / 32, (4 * g_threads + ntj * ntk - 1) / (ntj * ntk)));
+  const int ti = (ni + segs - 1) / segs;
+  const int nti = (ni + ti - 1) / ti;
+  const long row_len = (tk + 2 + 15) / 16 * 16;  // window row: k0-1 .. k0+tk, 64-byte multiple
+  const long slot = long(tj + 2) * row_len;
+  constexpr int kWindow = 8;
+  double g1 = 0, g2 = 0;
+#pragma omp parallel num_threads(g_threads) reduction(+ : g1, g2)
+  {
+    std::vector<T> window(kWindow * slot + 64);
+    T* const win = window.data();
+#pragma omp for schedule(static)
+    for (int tile = 0; tile < nti * ntj * ntk; ++tile) {
+      const int k0 = 1 + (tile % ntk) * tk, j0 = 1 + (tile / ntk % ntj) * tj, i0 = 1 + (tile / (ntk * ntj)) * ti;
+      const int mk = std::min(tk, G.K - 1 - k0), mj = std::min(tj, G.J - 1 - j0), i1 = std::min(G.I - 1, i0 + ti);
+      // Window column x is k = k0 - 1 + x; sweep 1 computes [kb, ke) (tile and halo, interior only).
+      const int kb = std::max(1, k0 - 1), ke = std::min(G.K - 1, k0 + mk + 1);
+      int first = i0 - 1;  // the plane in slot 0
+      for (int i = i0 - 1; i <= i1; ++i) {
+        if (i - first == kWindow) {  // full: planes i-2, i-1 to slots 0, 1
+          std::memcpy(win, win + (kWindow - 2) * slot, 2 * slot * sizeof(T));
+          first = i - 2;
+        }
+        T* const cur = win + (i - first) * slot;
+        const bool boundary_plane = i == 0 || i == G.I - 1;
+        for (int r = 0; r < mj + 2; ++r) {
+          const int j = j0 - 1 + r;
+          T* const out = cur + r * row_len;
+          const long c = i * G.si + j * G.sj + k0 - 1;  // window column 0
+          if (boundary_plane || j == 0 || j == G.J - 1) {
+            std::memcpy(out, p + c, (mk + 2) * sizeof(T));
+          } else {
+            out[0] = p[c], out[mk + 1] = p[c + mk + 1];
+            // The tile's points, then its halo columns (gosa: the tile's only).
+            const double s = grid_row(G, i, j, k0, mk, omega, p + c + 1, G.si, G.sj, out + 1);
+            if (kb < k0) grid_row(G, i, j, kb, 1, omega, p + c, G.si, G.sj, out);
+            if (ke > k0 + mk) grid_row(G, i, j, k0 + mk, 1, omega, p + c + mk + 1, G.si, G.sj, out + mk + 1);
+            if (i >= i0 && i < i1 && r >= 1 && r <= mj) g1 += s;
+          }
+          if (i > i0 && r >= 2) {  // sweep 2 of row (i-1, j-1), from the window
+            const int ic = i - 1, jc = j - 1;
+            const T* q = cur - slot + (r - 1) * row_len + 1;
+            T* o = w + ic * G.si + jc * G.sj + k0;
+            const bool next = prefetch && r + 1 < mj + 2 && j + 1 < G.J - 1 && !boundary_plane;
+            if (!next) {
+              g2 += grid_row(G, ic, jc, k0, mk, omega, q, slot, row_len, o);
+            } else {  // in pieces of 64 points, each after the prefetch of the next row's piece
+              constexpr int kPiece = 64;
+              const int n1 = ke - kb;
+              const int pieces = (mk + kPiece - 1) / kPiece, per = (n1 + pieces - 1) / pieces;
+              double sum = 0;
+              for (int q0 = 0, e = 0; q0 < mk; q0 += kPiece, ++e) {
+                prefetch_row(G, p, i, j + 1, kb + e * per, std::min(per, n1 - e * per));
+                sum += grid_row(G, ic, jc, k0 + q0, std::min(kPiece, mk - q0), omega, q + q0, slot, row_len, o + q0);
+              }
+              g2 += sum;
+            }
+          }
+        }
+      }
+    }
+  }
+  g[0] = g1, g[1] = g2;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class T>
+void bench(const char* size, int I, int J, int K, int runs) {
+  Grid<T> G(I, J, K);
+  const T omega = T(0.8);
+  const int sweeps = 10;
+  const double gb = 14.0 * sizeof(T) * double(I - 2) * (J - 2) * (K - 2) * sweeps * 1e-9;
+  // Check: fused against two rows sweeps, from the same p.
+  std::vector<T> p0(G.p, G.p + long(I) * J * K);
+  g_threads = omp_get_max_threads();
+  const double gr1 = rows_sweep(G, G.p, G.wrk2, omega);
+  std::vector<T> w1(G.wrk2, G.wrk2 + p0.size());
+  const double gr = rows_sweep(G, w1.data(), G.wrk2, omega);
+  std::vector<T> ref(G.wrk2, G.wrk2 + p0.size());
+  struct Variant {
+    std::string name;
+    std::function<void()> run;  // `sweeps` sweeps from p
+    std::vector<double> ms;
+  };
+  std::vector<Variant> v;
+  const int all = omp_get_max_threads();
+  for (int t : {all, all / 2, all / 4}) {
+    if (t < 1 || (t != all && t == all / 2 && all < 4)) continue;
+    v.push_back({"rows@" + std::to_string(t), [&, t] {
+                   g_threads = t;
+                   for (int s = 0; s < sweeps; ++s)
+                     rows_sweep(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
+                 }, {}});
+  }
+  struct Shape {
+    int tj, tk;
+    bool pf;
+    int threads;
+  };
+  for (const Shape& sh : {Shape{16, 0, false, all}, Shape{16, 0, false, all / 2}, Shape{8, 0, false, all},
+                          Shape{16, 256, false, all}, Shape{16, 256, true, all}, Shape{32, 256, true, all},
+                          Shape{16, 128, true, all}, Shape{32, 128, true, all}}) {
+    if (sh.threads < 1) continue;
+    v.push_back({"fused " + std::to_string(sh.tj) + "x" + (sh.tk ? std::to_string(sh.tk) : std::string("K")) +
+                     (sh.pf ? " pf" : "") + "@" + std::to_string(sh.threads),
+                 [&, sh] {
+                   g_threads = sh.threads;
+                   double g[2];
+                   for (int s = 0; s < sweeps; s += 2) {
+                     fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+                     std::swap(G.p, G.wrk2);
+                   }
+                 },
+                 {}});
+    g_threads = sh.threads;
+    double g[2];
+    std::copy(p0.begin(), p0.end(), G.p);
+    std::copy(p0.begin(), p0.end(), G.wrk2);
+    fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+    double err = 0;
+    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(G.wrk2[x] - ref[x])));
+    // The same expression per point; the gosa's row sums split differently (float lanes).
+    const double tol = 8 * std::numeric_limits<T>::epsilon(), gtol = sizeof(T) == 4 ? 1e-4 : 1e-9;
+    if (!(err <= tol) || !(std::fabs(g[0] - gr1) <= gtol * gr1) || !(std::fabs(g[1] - gr) <= gtol * gr)) {
+      std::printf("%s: %s differs from two rows sweeps: max |diff| %.3e, gosa %.9e %.9e vs %.9e %.9e\n", size,
+                  v.back().name.c_str(), err, g[0], g[1], gr1, gr);
+      std::exit(1);
+    }
+  }
+  for (int r = 0; r < runs + 1; ++r)
+    for (auto& x : v) {
+      const auto t0 = std::chrono::steady_clock::now();
+      x.run();
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) x.ms.push_back(ms);  // run 0: warm-up
+    }
+  const double rows_ms = median(v[0].ms);
+  std::printf("%s %s %dx%dx%d, %d sweeps, @threads, median of %d:\n", size, sizeof(T) == 4 ? "float" : "double", I,
+              J, K, sweeps, runs);
+  for (auto& x : v) {
+    const double ms = median(x.ms);
+    std::printf("  %-22s %9.2f ms %7.1f GB/s  %.2fx rows   (min %.2f max %.2f ms)\n", x.name.c_str(), ms,
+                gb / (ms * 1e-3), rows_ms / ms, *std::min_element(x.ms.begin(), x.ms.end()),
+                *std::max_element(x.ms.begin(), x.ms.end()));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
+  if (runs < 1) {
+    std::fprintf(stderr, "usage: %s [runs >= 1]\n", argv[0]);
+    return 2;
+  }
+  bench<float>("M", 128, 128, 256, runs);
+  bench<double>("M", 128, 128, 256, runs);
+  bench<float>("L", 256, 256, 512, runs);
+  bench<double>("L", 256, 256, 512, runs);
+  return 0;
+}
