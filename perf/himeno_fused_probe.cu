@@ -85,7 +85,11 @@ struct Arrays {
     for (auto& x : a) CK(cudaMalloc(&x, n * sizeof(T)));
     f = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
          (long long)J * K, K, I, J, K};
-    const long long blocks = (long long)((K + 31) / 32) * ((J + 7) / 8) * I;
+    // The most blocks a launch here has: the per-tile kernels' grids, or the
+    // persistent kernels' resident blocks (at most 32 per SM).
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const long long blocks = std::max((long long)((K + 31) / 32) * ((J + 7) / 8) * I, 32LL * sms);
     CK(cudaMalloc(&partial, 2 * sizeof(double) * blocks));
     CK(cudaMalloc(&done, sizeof(unsigned)));
     CK(cudaMemset(done, 0, sizeof(unsigned)));
