@@ -1,19 +1,23 @@
 // Probe: two Jacobi sweeps per pass over memory (temporal blocking) on a
 // multicore CPU, standalone (no Kokkos), against the rows single sweep, at
 // the benchmark's M and L grids in float and double. Candidates:
-//   rows@t          one sweep per pass on t threads: OpenMP over (i, j) rows,
-//                   a vector loop along k (the library's kokkos-rows); all,
-//                   half and a quarter of the threads, to see whether DRAM
-//                   or the cores bound it;
-//   fused JxK@t     the library's kokkos-fused2 scheme: a thread owns tiles of
-//                   J rows x K points (K: whole rows) x a chunk of planes,
-//                   marches in i, per row: sweep 1 of row (i, j) into a
-//                   window of planes, sweep 2 of row (i-1, j-1) from it;
-//   fused JxK pf@t  the same, and during sweep 2 of a row the next sweep-1
-//                   row's lines (12 coefficients, p's leading row) are
-//                   prefetched into L2, so that a core keeps DRAM busy while
-//                   it computes from cache (short k tiles restart the
-//                   hardware prefetcher's streams at every row).
+//   rows@t           one sweep per pass on t threads: OpenMP over (i, j)
+//                    rows, a vector loop along k (the library's kokkos-rows);
+//                    all and half the threads, to see whether DRAM or the
+//                    cores bound it;
+//   rows pf          the same, each 64-point piece after a prefetch (into L2)
+//                    of the same piece of the thread's next row;
+//   fused JxK        the library's kokkos-fused2 scheme: a thread owns tiles
+//                    of J rows x K points (K: whole rows) x a chunk of planes,
+//                    marches in i, per row: sweep 1 of row (i, j) into a
+//                    window of planes, sweep 2 of row (i-1, j-1) from it;
+//   fused JxK pf     the same, and during sweep 2 of a row the next sweep-1
+//                    row's lines (12 coefficients, p's leading row) are
+//                    prefetched into L2, so that a core keeps DRAM busy while
+//                    it computes from cache;
+//   ... huge         the arrays in transparent huge pages (madvise).
+// fused_sweeps also takes k tiles (tk), measured and dropped: they restart
+// the hardware prefetcher's streams at every row.
 // The variants run interleaved, run by run, so the machine's noise hits all
 // alike; median of the runs, GB/s = 14 words x interior points x sweeps /
 // time. Each fused candidate is checked against two rows sweeps first.
@@ -22,6 +26,7 @@
 // build/<flavour>/perf/himeno_cpu_fused_probe [runs]; by hand:
 // g++ -O3 -fopenmp perf/himeno_cpu_fused_probe.cpp -o probe.
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,21 +41,26 @@
 
 namespace {
 
+constexpr long kHuge = 2L << 20;  // 2 MiB pages
+
 template <class T>
 struct Grid {
   int I, J, K;
   long si, sj;
   char* raw = nullptr;
   T *a[4], *b[3], *c[3], *wrk1, *bnd, *p, *wrk2;
-  explicit Grid(int i, int j, int k) : I(i), J(j), K(k), si(long(j) * k), sj(k) {
+  // huge: the allocation advised to the kernel as transparent huge pages.
+  Grid(int i, int j, int k, bool huge) : I(i), J(j), K(k), si(long(j) * k), sj(k) {
     const long n = long(I) * J * K;
     // One allocation, each array 1088 bytes further modulo 16 KiB (the library's HostSpace placement).
     const long bytes = (n * long(sizeof(T)) + 16383) / 16384 * 16384 + 1088;
-    raw = static_cast<char*>(std::aligned_alloc(4096, 14 * bytes + 16384));
+    const long total = (14 * bytes + 16384 + kHuge - 1) / kHuge * kHuge;
+    raw = static_cast<char*>(std::aligned_alloc(kHuge, total));
     if (!raw) {
       std::fprintf(stderr, "out of memory\n");
       std::exit(1);
     }
+    if (huge && madvise(raw, total, MADV_HUGEPAGE) != 0) std::perror("madvise(MADV_HUGEPAGE)");
     T* arr[14];
     for (int m = 0; m < 14; ++m) arr[m] = reinterpret_cast<T*>(raw + m * bytes);
     for (int m = 0; m < 4; ++m) a[m] = arr[m];
@@ -109,6 +119,18 @@ inline double grid_row(const Grid<T>& G, int i, int j, int k0, int n, T omega, c
                 G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c, q, si, sj, out);
 }
 
+// The prefetch of the sweep-1 row (i, j), points [k0, k0 + n): its 12
+// coefficient rows and p's leading row (i+1, j+1), into L2 (prefetcht1).
+template <class T>
+inline void prefetch_row(const Grid<T>& G, const T* p, int i, int j, int k0, int n) {
+  constexpr int L = 64 / sizeof(T);
+  const long c = i * G.si + j * G.sj;
+  const T* rows[13] = {G.a[0] + c, G.a[1] + c, G.a[2] + c, G.a[3] + c, G.b[0] + c, G.b[1] + c, G.b[2] + c,
+                       G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c, p + c + G.si + G.sj};
+  for (int k = k0 / L * L; k < k0 + n; k += L)
+    for (const T* r : rows) __builtin_prefetch(r + k, 0, 2);
+}
+
 // Threads of the next parallel region (the thread-scaling rows).
 int g_threads = 1;
 
@@ -124,16 +146,25 @@ double rows_sweep(Grid<T>& G, const T* p, T* w, T omega) {
   return gosa;
 }
 
-// The prefetch of the sweep-1 row (i, j), points [k0, k0 + n): its 12
-// coefficient rows and p's leading row (i+1, j+1), into L2 (prefetcht1).
+// rows_sweep, and in pieces of 64 points, each after the prefetch of the
+// same piece of the next row (the thread's next row under the static schedule).
 template <class T>
-inline void prefetch_row(const Grid<T>& G, const T* p, int i, int j, int k0, int n) {
-  constexpr int L = 64 / sizeof(T);
-  const long c = i * G.si + j * G.sj;
-  const T* rows[13] = {G.a[0] + c, G.a[1] + c, G.a[2] + c, G.a[3] + c, G.b[0] + c, G.b[1] + c, G.b[2] + c,
-                       G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c, p + c + G.si + G.sj};
-  for (int k = k0 / L * L; k < k0 + n; k += L)
-    for (const T* r : rows) __builtin_prefetch(r + k, 0, 2);
+double rows_sweep_pf(Grid<T>& G, const T* p, T* w, T omega) {
+  constexpr int kPiece = 64;
+  double gosa = 0;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(g_threads) reduction(+ : gosa)
+  for (int i = 1; i < G.I - 1; ++i)
+    for (int j = 1; j < G.J - 1; ++j) {
+      const long c = i * G.si + j * G.sj + 1;
+      double g = 0;
+      for (int k = 0; k < G.K - 2; k += kPiece) {
+        const int n = std::min(kPiece, G.K - 2 - k);
+        if (j + 1 < G.J - 1) prefetch_row(G, p, i, j + 1, 1 + k, n);
+        g += grid_row(G, i, j, 1 + k, n, omega, p + c + k, G.si, G.sj, w + c + k);
+      }
+      gosa += g;
+    }
+  return gosa;
 }
 
 // Two sweeps fused: p -> wrk2 after two sweeps; g[0], g[1] the gosas. Tiles
@@ -217,7 +248,7 @@ double median(std::vector<double> v) {
 
 template <class T>
 void bench(const char* size, int I, int J, int K, int runs) {
-  Grid<T> G(I, J, K);
+  Grid<T> G(I, J, K, false), H(I, J, K, true);  // 4 KiB pages, huge pages (the same fields)
   const T omega = T(0.8);
   const int sweeps = 10;
   const double gb = 14.0 * sizeof(T) * double(I - 2) * (J - 2) * (K - 2) * sweeps * 1e-9;
@@ -235,41 +266,52 @@ void bench(const char* size, int I, int J, int K, int runs) {
   };
   std::vector<Variant> v;
   const int all = omp_get_max_threads();
-  for (int t : {all, all / 2, all / 4}) {
-    if (t < 1 || (t != all && t == all / 2 && all < 4)) continue;
-    v.push_back({"rows@" + std::to_string(t), [&, t] {
-                   g_threads = t;
-                   for (int s = 0; s < sweeps; ++s)
-                     rows_sweep(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
-                 }, {}});
-  }
-  struct Shape {
-    int tj, tk;
-    bool pf;
+  struct Rows {
     int threads;
+    bool huge, pf;
   };
-  for (const Shape& sh : {Shape{16, 0, false, all}, Shape{16, 0, false, all / 2}, Shape{8, 0, false, all},
-                          Shape{16, 256, false, all}, Shape{16, 256, true, all}, Shape{32, 256, true, all},
-                          Shape{16, 128, true, all}, Shape{32, 128, true, all}}) {
-    if (sh.threads < 1) continue;
-    v.push_back({"fused " + std::to_string(sh.tj) + "x" + (sh.tk ? std::to_string(sh.tk) : std::string("K")) +
-                     (sh.pf ? " pf" : "") + "@" + std::to_string(sh.threads),
-                 [&, sh] {
-                   g_threads = sh.threads;
-                   double g[2];
-                   for (int s = 0; s < sweeps; s += 2) {
-                     fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
-                     std::swap(G.p, G.wrk2);
+  for (const Rows& r : {Rows{all, false, false}, Rows{all / 2, false, false}, Rows{all, true, false},
+                        Rows{all, false, true}, Rows{all, true, true}}) {
+    if (r.threads < 1) continue;
+    Grid<T>& X = r.huge ? H : G;
+    v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.huge ? " huge" : "") + "@" +
+                     std::to_string(r.threads),
+                 [&, r] {
+                   g_threads = r.threads;
+                   for (int s = 0; s < sweeps; ++s) {
+                     const T* in = s % 2 ? X.wrk2 : X.p;
+                     T* out = s % 2 ? X.p : X.wrk2;
+                     if (r.pf) rows_sweep_pf(X, in, out, omega);
+                     else rows_sweep(X, in, out, omega);
                    }
                  },
                  {}});
-    g_threads = sh.threads;
+  }
+  struct Shape {
+    int tj, tk;
+    bool pf, huge;
+  };
+  for (const Shape& sh : {Shape{16, 0, false, false}, Shape{16, 0, false, true}, Shape{12, 0, false, false},
+                          Shape{32, 0, false, false}, Shape{16, 0, true, true}}) {
+    Grid<T>& X = sh.huge ? H : G;
+    v.push_back({"fused " + std::to_string(sh.tj) + "x" + (sh.tk ? std::to_string(sh.tk) : std::string("K")) +
+                     (sh.pf ? " pf" : "") + (sh.huge ? " huge" : "") + "@" + std::to_string(all),
+                 [&, sh] {
+                   g_threads = all;
+                   double g[2];
+                   for (int s = 0; s < sweeps; s += 2) {
+                     fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+                     std::swap(X.p, X.wrk2);
+                   }
+                 },
+                 {}});
+    g_threads = all;
     double g[2];
-    std::copy(p0.begin(), p0.end(), G.p);
-    std::copy(p0.begin(), p0.end(), G.wrk2);
-    fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+    std::copy(p0.begin(), p0.end(), X.p);
+    std::copy(p0.begin(), p0.end(), X.wrk2);
+    fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
     double err = 0;
-    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(G.wrk2[x] - ref[x])));
+    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(X.wrk2[x] - ref[x])));
     // The same expression per point; the gosa's row sums split differently (float lanes).
     const double tol = 8 * std::numeric_limits<T>::epsilon(), gtol = sizeof(T) == 4 ? 1e-4 : 1e-9;
     if (!(err <= tol) || !(std::fabs(g[0] - gr1) <= gtol * gr1) || !(std::fabs(g[1] - gr) <= gtol * gr)) {
