@@ -15,7 +15,10 @@
 //                    row's lines (12 coefficients, p's leading row) are
 //                    prefetched into L2, so that a core keeps DRAM busy while
 //                    it computes from cache;
-//   ... huge         the arrays in transparent huge pages (madvise).
+//   fused JxK il     the same, sweep 1 of row (i, j) and sweep 2 of row
+//                    (i-1, j-1) in alternating 64-point pieces (whole rows);
+//   ... huge         the arrays in transparent huge pages (madvise);
+// and first the ceiling: the rows sweep on a grid in the cores' L2 (in_cache).
 // fused_sweeps also takes k tiles (tk), measured and dropped: they restart
 // the hardware prefetcher's streams at every row.
 // The variants run interleaved, run by run, so the machine's noise hits all
@@ -23,7 +26,8 @@
 // time. Each fused candidate is checked against two rows sweeps first.
 // Results (16-core Xeon of the GPU machine): docs/perf/himeno.md, eighth
 // session. Built with every flavour (perf/CMakeLists.txt):
-// build/<flavour>/perf/himeno_cpu_fused_probe [runs]; by hand:
+// build/<flavour>/perf/himeno_cpu_fused_probe [runs] [in-cache] (in-cache:
+// only the rows sweep on a grid in the cores' L2); by hand:
 // g++ -O3 -fopenmp perf/himeno_cpu_fused_probe.cpp -o probe.
 #include <omp.h>
 #include <sys/mman.h>
@@ -36,6 +40,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -168,10 +173,13 @@ double rows_sweep_pf(Grid<T>& G, const T* p, T* w, T omega) {
 }
 
 // Two sweeps fused: p -> wrk2 after two sweeps; g[0], g[1] the gosas. Tiles
-// of tj rows x tk points (tk 0: whole rows); prefetch: during sweep 2 of a
-// row, the next sweep-1 row's lines (prefetch_row).
+// of tj rows x tk points (tk 0: whole rows); mode kPrefetch: during sweep 2
+// of a row, the next sweep-1 row's lines (prefetch_row); kInterleave (whole
+// rows): the two rows' sweeps in alternating pieces.
+constexpr int kPlain = 0, kPrefetch = 1, kInterleave = 2;
 template <class T>
-void fused_sweeps(Grid<T>& G, const T* p, T* w, T omega, int tj, int tk, bool prefetch, double g[2]) {
+void fused_sweeps(Grid<T>& G, const T* p, T* w, T omega, int tj, int tk, int mode, double g[2]) {
+  const bool prefetch = mode == kPrefetch;
   const int ni = G.I - 2, nj = G.J - 2, nk = G.K - 2;
   if (tk <= 0 || tk > nk) tk = nk;
   const int ntj = (nj + tj - 1) / tj, ntk = (nk + tk - 1) / tk;
@@ -205,7 +213,30 @@ void fused_sweeps(Grid<T>& G, const T* p, T* w, T omega, int tj, int tk, bool pr
           const int j = j0 - 1 + r;
           T* const out = cur + r * row_len;
           const long c = i * G.si + j * G.sj + k0 - 1;  // window column 0
-          if (boundary_plane || j == 0 || j == G.J - 1) {
+          const bool boundary_row = boundary_plane || j == 0 || j == G.J - 1;
+          if (mode == kInterleave && mk == nk && !boundary_row && i > i0 && r >= 2) {
+            // Sweep 1 of row (i, j) and sweep 2 of row (i-1, j-1) in alternating
+            // 64-point pieces, sweep 2 one piece behind (it reads sweep 1's k+1).
+            constexpr int kPiece = 64;
+            const int ic = i - 1, jc = j - 1;
+            const T* q = cur - slot + (r - 1) * row_len + 1;
+            T* o = w + ic * G.si + jc * G.sj + k0;
+            out[0] = p[c], out[mk + 1] = p[c + mk + 1];
+            double s1 = 0, s2 = 0;
+            for (int q0 = 0; q0 < mk + kPiece; q0 += kPiece) {
+              if (q0 < mk)
+                s1 += grid_row(G, i, j, k0 + q0, std::min(kPiece, mk - q0), omega, p + c + 1 + q0, G.si, G.sj,
+                               out + 1 + q0);
+              if (q0 >= kPiece) {
+                const int b = q0 - kPiece;
+                s2 += grid_row(G, ic, jc, k0 + b, std::min(kPiece, mk - b), omega, q + b, slot, row_len, o + b);
+              }
+            }
+            if (i >= i0 && i < i1 && r >= 1 && r <= mj) g1 += s1;
+            g2 += s2;
+            continue;
+          }
+          if (boundary_row) {
             std::memcpy(out, p + c, (mk + 2) * sizeof(T));
           } else {
             out[0] = p[c], out[mk + 1] = p[c + mk + 1];
@@ -248,7 +279,12 @@ double median(std::vector<double> v) {
 
 template <class T>
 void bench(const char* size, int I, int J, int K, int runs) {
-  Grid<T> G(I, J, K, false), H(I, J, K, true);  // 4 KiB pages, huge pages (the same fields)
+  Grid<T> G(I, J, K, false);
+  std::unique_ptr<Grid<T>> huge;  // the same fields in huge pages, made when a candidate asks
+  const auto H = [&]() -> Grid<T>& {
+    if (!huge) huge = std::make_unique<Grid<T>>(I, J, K, true);
+    return *huge;
+  };
   const T omega = T(0.8);
   const int sweeps = 10;
   const double gb = 14.0 * sizeof(T) * double(I - 2) * (J - 2) * (K - 2) * sweeps * 1e-9;
@@ -270,10 +306,10 @@ void bench(const char* size, int I, int J, int K, int runs) {
     int threads;
     bool huge, pf;
   };
-  for (const Rows& r : {Rows{all, false, false}, Rows{all / 2, false, false}, Rows{all, true, false},
-                        Rows{all, false, true}, Rows{all, true, true}}) {
+  // (huge pages, measured once: Rows{all, true, false}, Shape{16, 0, kPlain, true}.)
+  for (const Rows& r : {Rows{all, false, false}, Rows{all / 2, false, false}, Rows{all, false, true}}) {
     if (r.threads < 1) continue;
-    Grid<T>& X = r.huge ? H : G;
+    Grid<T>& X = r.huge ? H() : G;
     v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.huge ? " huge" : "") + "@" +
                      std::to_string(r.threads),
                  [&, r] {
@@ -288,19 +324,20 @@ void bench(const char* size, int I, int J, int K, int runs) {
                  {}});
   }
   struct Shape {
-    int tj, tk;
-    bool pf, huge;
+    int tj, tk, mode;
+    bool huge;
   };
-  for (const Shape& sh : {Shape{16, 0, false, false}, Shape{16, 0, false, true}, Shape{12, 0, false, false},
-                          Shape{32, 0, false, false}, Shape{16, 0, true, true}}) {
-    Grid<T>& X = sh.huge ? H : G;
+  for (const Shape& sh : {Shape{16, 0, kPlain, false}, Shape{32, 0, kPlain, false}, Shape{16, 0, kInterleave, false},
+                          Shape{32, 0, kInterleave, false}, Shape{16, 0, kPrefetch, false}}) {
+    Grid<T>& X = sh.huge ? H() : G;
     v.push_back({"fused " + std::to_string(sh.tj) + "x" + (sh.tk ? std::to_string(sh.tk) : std::string("K")) +
-                     (sh.pf ? " pf" : "") + (sh.huge ? " huge" : "") + "@" + std::to_string(all),
+                     (sh.mode == kPrefetch ? " pf" : sh.mode == kInterleave ? " il" : "") + (sh.huge ? " huge" : "") +
+                     "@" + std::to_string(all),
                  [&, sh] {
                    g_threads = all;
                    double g[2];
                    for (int s = 0; s < sweeps; s += 2) {
-                     fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+                     fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
                      std::swap(X.p, X.wrk2);
                    }
                  },
@@ -309,7 +346,7 @@ void bench(const char* size, int I, int J, int K, int runs) {
     double g[2];
     std::copy(p0.begin(), p0.end(), X.p);
     std::copy(p0.begin(), p0.end(), X.wrk2);
-    fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.pf, g);
+    fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
     double err = 0;
     for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(X.wrk2[x] - ref[x])));
     // The same expression per point; the gosa's row sums split differently (float lanes).
@@ -338,14 +375,40 @@ void bench(const char* size, int I, int J, int K, int runs) {
   }
 }
 
+// The rows sweep's rate when its data is in each core's L2: a grid of
+// 16 x (threads) planes of 8 x 126 interior points (1.2 MiB per thread in
+// double), the threads' planes contiguous under the static schedule.
+template <class T>
+void in_cache(int runs) {
+  const int threads = omp_get_max_threads();
+  Grid<T> G(2 + 8 * threads, 10, 128, false);
+  g_threads = threads;
+  const T omega = T(0.8);
+  const int sweeps = 200;
+  const double gb = 14.0 * sizeof(T) * double(G.I - 2) * (G.J - 2) * (G.K - 2) * sweeps * 1e-9;
+  std::vector<double> ms;
+  for (int r = 0; r < runs + 1; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int s = 0; s < sweeps; ++s) rows_sweep(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
+    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double m = median(ms);
+  std::printf("in cache %s %dx%dx%d, %d sweeps, %d threads: rows %.2f ms %.1f GB/s\n", sizeof(T) == 4 ? "float" : "double",
+              G.I, G.J, G.K, sweeps, threads, m, gb / (m * 1e-3));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: %s [runs >= 1]\n", argv[0]);
+  const bool only_cache = argc > 2 && std::strcmp(argv[2], "in-cache") == 0;
+  if (runs < 1 || argc > 3 || (argc > 2 && !only_cache)) {
+    std::fprintf(stderr, "usage: %s [runs >= 1] [in-cache]\n", argv[0]);
     return 2;
   }
+  in_cache<float>(runs);
+  in_cache<double>(runs);
+  if (only_cache) return 0;
   bench<float>("M", 128, 128, 256, runs);
   bench<double>("M", 128, 128, 256, runs);
   bench<float>("L", 256, 256, 512, runs);
