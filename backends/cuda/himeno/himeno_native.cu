@@ -62,10 +62,13 @@ void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double
       HimenoFields<T> fields = f;
       Fused2Waves w{int(grid.x), int(grid.y), int(grid.z), ws.wave_count};
       void* args[] = {&fields, &omega, &ws.partial, &ws.done_count, &gosa, &w};
-      check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(waves), dim3(blocks), dim3(kTbK, kTbJ), args,
-                                        size_t(held), stream),
-            "himeno_sweeps_fused2 cooperative launch");
-      return;
+      const cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(waves), dim3(blocks),
+                                                        dim3(kTbK, kTbJ), args, size_t(held), stream);
+      if (e != cudaErrorCooperativeLaunchTooLarge && e != cudaErrorNotSupported) {
+        check(e, "himeno_sweeps_fused2 cooperative launch");
+        return;
+      }
+      (void)cudaGetLastError();  // not sticky: the tiles below instead
     }
     ReduceWorkspace& ws = reduce_workspace(stream, 2 * unsigned(items));
     kernel<<<grid, dim3(kTbK, kTbJ), held, stream>>>(f, omega, ws.partial, ws.done_count, gosa);
