@@ -38,8 +38,8 @@ void himeno_sweep_async(cudaStream_t stream, const HimenoFields<double>& f, doub
 // grids of many waves of blocks where the device has cooperative launches
 // (backends/cuda/himeno/himeno_kernels.cuh, jacobi_fused2_waves); tiles and
 // waves force one (waves falls back to tiles where it cannot run: no
-// cooperative launch, the register kernel, or a cooperative launch refused
-// as too large, e.g. under MPS with a share of the SMs).
+// cooperative launch, the register kernel, or a cooperative launch that the
+// driver refuses as too large or not supported).
 enum class Fused2Schedule {
   automatic,
   tiles,  // one block per tile-segment, started by the hardware
