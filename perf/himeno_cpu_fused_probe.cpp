@@ -7,6 +7,8 @@
 //                    cores bound it;
 //   rows pf          the same, each 64-point piece after a prefetch (into L2)
 //                    of the same piece of the thread's next row;
+//   rows pairs       the same on two neighbouring rows per loop (they share
+//                    10 of their 38 loads of p);
 //   fused JxK        the library's kokkos-fused2 scheme: a thread owns tiles
 //                    of J rows x K points (K: whole rows) x a chunk of planes,
 //                    marches in i, per row: sweep 1 of row (i, j) into a
@@ -18,7 +20,8 @@
 //   fused JxK il     the same, sweep 1 of row (i, j) and sweep 2 of row
 //                    (i-1, j-1) in alternating 64-point pieces (whole rows);
 //   ... huge         the arrays in transparent huge pages (madvise);
-// and first the ceiling: the rows sweep on a grid in the cores' L2 (in_cache).
+// and first the ceiling: the rows sweep (and rows pairs) on a grid in the
+// cores' L2 (in_cache).
 // fused_sweeps also takes k tiles (tk), measured and dropped: they restart
 // the hardware prefetcher's streams at every row.
 // The variants run interleaved, run by run, so the machine's noise hits all
@@ -115,6 +118,42 @@ inline double row(int n, T omega, const T* __restrict a0, const T* __restrict a1
   return double(g);
 }
 
+// ss of point k of a row from its p rows (m: i-1, z: i, p: i+1; a: j-1,
+// b: j, c: j+1) and its coefficients at x (the listing's term order).
+template <class T>
+inline T stencil(int k, long x, const T* ma, const T* mb, const T* mc, const T* za, const T* zb, const T* zc,
+                 const T* pa, const T* pb, const T* pc, const T* const* q12) {
+  const T s0 = q12[0][x] * pb[k] + q12[1][x] * zc[k] + q12[2][x] * zb[k + 1] +
+               q12[4][x] * (pc[k] - pa[k] - mc[k] + ma[k]) +
+               q12[5][x] * (zc[k + 1] - za[k + 1] - zc[k - 1] + za[k - 1]) +
+               q12[6][x] * (pb[k + 1] - mb[k + 1] - pb[k - 1] + mb[k - 1]) + q12[7][x] * mb[k] +
+               q12[8][x] * za[k] + q12[9][x] * zb[k - 1] + q12[10][x];
+  return (s0 * q12[3][x] - zb[k]) * q12[11][x];
+}
+
+// Rows (i, j) and (i, j+1) of the grid in one loop: the 19-point stencils of
+// two neighbouring rows share 10 of their 38 loads of p. q, out: row j's
+// point 0 in the grid's p and output; c: its index in the coefficients.
+template <class T>
+inline double grid_row_pair(const Grid<T>& G, long c, int n, T omega, const T* q, T* __restrict out) {
+  const long si = G.si, sj = G.sj;
+  const T *ma = q - si - sj, *mb = q - si, *mc = q - si + sj, *md = q - si + 2 * sj;  // plane i-1, rows j-1 .. j+2
+  const T *za = q - sj, *zb = q, *zc = q + sj, *zd = q + 2 * sj;
+  const T *pa = q + si - sj, *pb = q + si, *pc = q + si + sj, *pd = q + si + 2 * sj;
+  const T* const q12[12] = {G.a[0] + c, G.a[1] + c, G.a[2] + c, G.a[3] + c, G.b[0] + c, G.b[1] + c,
+                            G.b[2] + c, G.c[0] + c, G.c[1] + c, G.c[2] + c, G.wrk1 + c, G.bnd + c};
+  T g = 0;
+#pragma omp simd reduction(+ : g)
+  for (int k = 0; k < n; ++k) {
+    const T s1 = stencil(k, k, ma, mb, mc, za, zb, zc, pa, pb, pc, q12);
+    const T s2 = stencil(k, k + sj, mb, mc, md, zb, zc, zd, pb, pc, pd, q12);
+    g += s1 * s1 + s2 * s2;
+    out[k] = zb[k] + omega * s1;
+    out[k + sj] = zc[k] + omega * s2;
+  }
+  return double(g);
+}
+
 // Row (i, j) of the grid's coefficients, points k0 .. k0+n-1, p from q.
 template <class T>
 inline double grid_row(const Grid<T>& G, int i, int j, int k0, int n, T omega, const T* q, long si, long sj,
@@ -147,6 +186,22 @@ double rows_sweep(Grid<T>& G, const T* p, T* w, T omega) {
     for (int j = 1; j < G.J - 1; ++j) {
       const long c = i * G.si + j * G.sj + 1;
       gosa += grid_row(G, i, j, 1, G.K - 2, omega, p + c, G.si, G.sj, w + c);
+    }
+  return gosa;
+}
+
+// rows_sweep on pairs of rows (grid_row_pair; an odd last row alone).
+template <class T>
+double rows_sweep_pairs(Grid<T>& G, const T* p, T* w, T omega) {
+  const int pairs = (G.J - 2 + 1) / 2;
+  double gosa = 0;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(g_threads) reduction(+ : gosa)
+  for (int i = 1; i < G.I - 1; ++i)
+    for (int jp = 0; jp < pairs; ++jp) {
+      const int j = 1 + 2 * jp;
+      const long c = i * G.si + j * G.sj + 1;
+      if (j + 1 < G.J - 1) gosa += grid_row_pair(G, c, G.K - 2, omega, p + c, w + c);
+      else gosa += grid_row(G, i, j, 1, G.K - 2, omega, p + c, G.si, G.sj, w + c);
     }
   return gosa;
 }
@@ -295,6 +350,20 @@ void bench(const char* size, int I, int J, int K, int runs) {
   std::vector<T> w1(G.wrk2, G.wrk2 + p0.size());
   const double gr = rows_sweep(G, w1.data(), G.wrk2, omega);
   std::vector<T> ref(G.wrk2, G.wrk2 + p0.size());
+  {  // rows on pairs of rows: the same two sweeps
+    std::copy(p0.begin(), p0.end(), G.p);
+    std::copy(p0.begin(), p0.end(), G.wrk2);
+    rows_sweep_pairs(G, G.p, G.wrk2, omega);
+    std::vector<T> w1p(G.wrk2, G.wrk2 + p0.size());
+    const double gp = rows_sweep_pairs(G, w1p.data(), G.wrk2, omega);
+    double err = 0;
+    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(G.wrk2[x] - ref[x])));
+    if (!(err <= 8 * std::numeric_limits<T>::epsilon()) || !(std::fabs(gp - gr) <= 1e-4 * gr)) {
+      std::printf("%s: rows pairs differ from rows: max |diff| %.3e, gosa %.9e vs %.9e\n", size, err, gp, gr);
+      std::exit(1);
+    }
+    std::copy(p0.begin(), p0.end(), G.p);
+  }
   struct Variant {
     std::string name;
     std::function<void()> run;  // `sweeps` sweeps from p
@@ -304,13 +373,14 @@ void bench(const char* size, int I, int J, int K, int runs) {
   const int all = omp_get_max_threads();
   struct Rows {
     int threads;
-    bool huge, pf;
+    bool huge, pf, pairs;
   };
   // (huge pages, measured once: Rows{all, true, false}, Shape{16, 0, kPlain, true}.)
-  for (const Rows& r : {Rows{all, false, false}, Rows{all / 2, false, false}, Rows{all, false, true}}) {
+  for (const Rows& r : {Rows{all, false, false, false}, Rows{all / 2, false, false, false},
+                        Rows{all, false, true, false}, Rows{all, false, false, true}}) {
     if (r.threads < 1) continue;
     Grid<T>& X = r.huge ? H() : G;
-    v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.huge ? " huge" : "") + "@" +
+    v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.pairs ? " pairs" : "") + (r.huge ? " huge" : "") + "@" +
                      std::to_string(r.threads),
                  [&, r] {
                    g_threads = r.threads;
@@ -318,6 +388,7 @@ void bench(const char* size, int I, int J, int K, int runs) {
                      const T* in = s % 2 ? X.wrk2 : X.p;
                      T* out = s % 2 ? X.p : X.wrk2;
                      if (r.pf) rows_sweep_pf(X, in, out, omega);
+                     else if (r.pairs) rows_sweep_pairs(X, in, out, omega);
                      else rows_sweep(X, in, out, omega);
                    }
                  },
@@ -386,15 +457,22 @@ void in_cache(int runs) {
   const T omega = T(0.8);
   const int sweeps = 200;
   const double gb = 14.0 * sizeof(T) * double(G.I - 2) * (G.J - 2) * (G.K - 2) * sweeps * 1e-9;
-  std::vector<double> ms;
-  for (int r = 0; r < runs + 1; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int s = 0; s < sweeps; ++s) rows_sweep(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
-    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  for (bool pairs : {false, true}) {
+    std::vector<double> ms;
+    for (int r = 0; r < runs + 1; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int s = 0; s < sweeps; ++s) {
+        if (pairs) rows_sweep_pairs(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
+        else rows_sweep(G, s % 2 ? G.wrk2 : G.p, s % 2 ? G.p : G.wrk2, omega);
+      }
+      if (r > 0)
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double m = median(ms);
+    std::printf("in cache %s %dx%dx%d, %d sweeps, %d threads: rows%s %.2f ms %.1f GB/s\n",
+                sizeof(T) == 4 ? "float" : "double", G.I, G.J, G.K, sweeps, threads, pairs ? " pairs" : "", m,
+                gb / (m * 1e-3));
   }
-  const double m = median(ms);
-  std::printf("in cache %s %dx%dx%d, %d sweeps, %d threads: rows %.2f ms %.1f GB/s\n", sizeof(T) == 4 ? "float" : "double",
-              G.I, G.J, G.K, sweeps, threads, m, gb / (m * 1e-3));
 }
 
 }  // namespace
