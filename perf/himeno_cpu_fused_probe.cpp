@@ -19,7 +19,6 @@
 //                    it computes from cache;
 //   fused JxK il     the same, sweep 1 of row (i, j) and sweep 2 of row
 //                    (i-1, j-1) in alternating 64-point pieces (whole rows);
-//   ... huge         the arrays in transparent huge pages (madvise);
 // and first the ceiling: the rows sweep (and rows pairs) on a grid in the
 // cores' L2 (in_cache).
 // fused_sweeps also takes k tiles (tk), measured and dropped: they restart
@@ -33,7 +32,6 @@
 // only the rows sweep on a grid in the cores' L2); by hand:
 // g++ -O3 -fopenmp perf/himeno_cpu_fused_probe.cpp -o probe.
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -43,13 +41,10 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace {
-
-constexpr long kHuge = 2L << 20;  // 2 MiB pages
 
 template <class T>
 struct Grid {
@@ -57,18 +52,16 @@ struct Grid {
   long si, sj;
   char* raw = nullptr;
   T *a[4], *b[3], *c[3], *wrk1, *bnd, *p, *wrk2;
-  // huge: the allocation advised to the kernel as transparent huge pages.
-  Grid(int i, int j, int k, bool huge) : I(i), J(j), K(k), si(long(j) * k), sj(k) {
+  Grid(int i, int j, int k) : I(i), J(j), K(k), si(long(j) * k), sj(k) {
     const long n = long(I) * J * K;
     // One allocation, each array 1088 bytes further modulo 16 KiB (the library's HostSpace placement).
     const long bytes = (n * long(sizeof(T)) + 16383) / 16384 * 16384 + 1088;
-    const long total = (14 * bytes + 16384 + kHuge - 1) / kHuge * kHuge;
-    raw = static_cast<char*>(std::aligned_alloc(kHuge, total));
+    const long total = (14 * bytes + 16384 + 4095) / 4096 * 4096;  // aligned_alloc: a multiple of the alignment
+    raw = static_cast<char*>(std::aligned_alloc(4096, total));
     if (!raw) {
       std::fprintf(stderr, "out of memory\n");
       std::exit(1);
     }
-    if (huge && madvise(raw, total, MADV_HUGEPAGE) != 0) std::perror("madvise(MADV_HUGEPAGE)");
     T* arr[14];
     for (int m = 0; m < 14; ++m) arr[m] = reinterpret_cast<T*>(raw + m * bytes);
     for (int m = 0; m < 4; ++m) a[m] = arr[m];
@@ -334,12 +327,7 @@ double median(std::vector<double> v) {
 
 template <class T>
 void bench(const char* size, int I, int J, int K, int runs) {
-  Grid<T> G(I, J, K, false);
-  std::unique_ptr<Grid<T>> huge;  // the same fields in huge pages, made when a candidate asks
-  const auto H = [&]() -> Grid<T>& {
-    if (!huge) huge = std::make_unique<Grid<T>>(I, J, K, true);
-    return *huge;
-  };
+  Grid<T> G(I, J, K);
   const T omega = T(0.8);
   const int sweeps = 10;
   const double gb = 14.0 * sizeof(T) * double(I - 2) * (J - 2) * (K - 2) * sweeps * 1e-9;
@@ -373,53 +361,50 @@ void bench(const char* size, int I, int J, int K, int runs) {
   const int all = omp_get_max_threads();
   struct Rows {
     int threads;
-    bool huge, pf, pairs;
+    bool pf, pairs;
   };
-  // (huge pages, measured once: Rows{all, true, false}, Shape{16, 0, kPlain, true}.)
-  for (const Rows& r : {Rows{all, false, false, false}, Rows{all / 2, false, false, false},
-                        Rows{all, false, true, false}, Rows{all, false, false, true}}) {
+  // (Transparent huge pages, measured once and dropped: docs/perf/himeno.md.)
+  for (const Rows& r : {Rows{all, false, false}, Rows{all / 2, false, false}, Rows{all, true, false},
+                        Rows{all, false, true}}) {
     if (r.threads < 1) continue;
-    Grid<T>& X = r.huge ? H() : G;
-    v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.pairs ? " pairs" : "") + (r.huge ? " huge" : "") + "@" +
+    v.push_back({std::string("rows") + (r.pf ? " pf" : "") + (r.pairs ? " pairs" : "") + "@" +
                      std::to_string(r.threads),
                  [&, r] {
                    g_threads = r.threads;
                    for (int s = 0; s < sweeps; ++s) {
-                     const T* in = s % 2 ? X.wrk2 : X.p;
-                     T* out = s % 2 ? X.p : X.wrk2;
-                     if (r.pf) rows_sweep_pf(X, in, out, omega);
-                     else if (r.pairs) rows_sweep_pairs(X, in, out, omega);
-                     else rows_sweep(X, in, out, omega);
+                     const T* in = s % 2 ? G.wrk2 : G.p;
+                     T* out = s % 2 ? G.p : G.wrk2;
+                     if (r.pf) rows_sweep_pf(G, in, out, omega);
+                     else if (r.pairs) rows_sweep_pairs(G, in, out, omega);
+                     else rows_sweep(G, in, out, omega);
                    }
                  },
                  {}});
   }
   struct Shape {
     int tj, tk, mode;
-    bool huge;
   };
-  for (const Shape& sh : {Shape{16, 0, kPlain, false}, Shape{32, 0, kPlain, false}, Shape{16, 0, kInterleave, false},
-                          Shape{32, 0, kInterleave, false}, Shape{16, 0, kPrefetch, false}}) {
-    Grid<T>& X = sh.huge ? H() : G;
+  for (const Shape& sh : {Shape{16, 0, kPlain}, Shape{32, 0, kPlain}, Shape{16, 0, kInterleave},
+                          Shape{32, 0, kInterleave}, Shape{16, 0, kPrefetch}}) {
     v.push_back({"fused " + std::to_string(sh.tj) + "x" + (sh.tk ? std::to_string(sh.tk) : std::string("K")) +
-                     (sh.mode == kPrefetch ? " pf" : sh.mode == kInterleave ? " il" : "") + (sh.huge ? " huge" : "") +
-                     "@" + std::to_string(all),
+                     (sh.mode == kPrefetch ? " pf" : sh.mode == kInterleave ? " il" : "") + "@" +
+                     std::to_string(all),
                  [&, sh] {
                    g_threads = all;
                    double g[2];
                    for (int s = 0; s < sweeps; s += 2) {
-                     fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
-                     std::swap(X.p, X.wrk2);
+                     fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
+                     std::swap(G.p, G.wrk2);
                    }
                  },
                  {}});
     g_threads = all;
     double g[2];
-    std::copy(p0.begin(), p0.end(), X.p);
-    std::copy(p0.begin(), p0.end(), X.wrk2);
-    fused_sweeps(X, X.p, X.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
+    std::copy(p0.begin(), p0.end(), G.p);
+    std::copy(p0.begin(), p0.end(), G.wrk2);
+    fused_sweeps(G, G.p, G.wrk2, omega, sh.tj, sh.tk, sh.mode, g);
     double err = 0;
-    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(X.wrk2[x] - ref[x])));
+    for (long x = 0; x < long(p0.size()); ++x) err = std::max(err, double(std::fabs(G.wrk2[x] - ref[x])));
     // The same expression per point; the gosa's row sums split differently (float lanes).
     const double tol = 8 * std::numeric_limits<T>::epsilon(), gtol = sizeof(T) == 4 ? 1e-4 : 1e-9;
     if (!(err <= tol) || !(std::fabs(g[0] - gr1) <= gtol * gr1) || !(std::fabs(g[1] - gr) <= gtol * gr)) {
@@ -452,7 +437,7 @@ void bench(const char* size, int I, int J, int K, int runs) {
 template <class T>
 void in_cache(int runs) {
   const int threads = omp_get_max_threads();
-  Grid<T> G(2 + 8 * threads, 10, 128, false);
+  Grid<T> G(2 + 8 * threads, 10, 128);
   g_threads = threads;
   const T omega = T(0.8);
   const int sweeps = 200;

@@ -81,14 +81,14 @@ struct Arrays {
   unsigned* done = nullptr;
   unsigned* finished = nullptr;  // jacobi_fused2_waves' count of finished items
   double* gosa = nullptr;
+  int sms = 0;
   Arrays(int I, int J, int K) : a(14), n((long long)I * J * K) {
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     for (auto& x : a) CK(cudaMalloc(&x, n * sizeof(T)));
     f = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
          (long long)J * K, K, I, J, K};
     // The most blocks a launch here has: the per-tile kernels' grids, or the
     // persistent kernels' resident blocks (at most 32 per SM).
-    int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const long long blocks = std::max((long long)((K + 31) / 32) * ((J + 7) / 8) * I, 32LL * sms);
     CK(cudaMalloc(&partial, 2 * sizeof(double) * blocks));
     CK(cudaMalloc(&done, sizeof(unsigned)));
@@ -104,20 +104,12 @@ struct Arrays {
   // segments: 0 cuts the planes as fused2_segments picks. A waves variant
   // runs the same tile-segments in exactly the resident blocks.
   void launch(const Variant<T>& v, T omega, int segments = 0) const {
-    int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     dim3 grid = kn::fused2_grid(f, v.tile_k, v.blocks * sms);
     if (segments > 0) grid.z = segments;
     const dim3 block(kn::kTbK, kn::kTbJ);
     if (v.waves) {  // as the library: a cooperative launch of the resident blocks
-      nc::HimenoFields<T> fields = f;
-      T w = omega;
-      double *pp = partial, *g = gosa;
-      unsigned* d = done;
-      kn::Fused2Waves waves{int(grid.x), int(grid.y), int(grid.z), finished};
-      void* args[] = {&fields, &w, &pp, &d, &g, &waves};
-      CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(v.waves), dim3(v.blocks * sms), block, args,
-                                     size_t(v.smem), cudaStream_t(0)));
+      CK(kn::launch_fused2_waves(v.waves, grid, unsigned(v.blocks * sms), v.smem, cudaStream_t(0), f, omega, partial,
+                                 done, gosa, finished));
     } else {
       v.kernel<<<grid, block, v.smem>>>(f, omega, partial, done, gosa);
     }

@@ -766,6 +766,18 @@ __global__ void __launch_bounds__(kTbThreads, 1)
 template <class T>
 using Fused2WavesKernel = void (*)(HimenoFields<T>, T, double*, unsigned*, double*, Fused2Waves);
 
+// A cooperative launch of `kernel` in `blocks` resident blocks over the
+// tile-segments of the per-tile launch's `grid` (the library and the probe).
+template <class T>
+cudaError_t launch_fused2_waves(Fused2WavesKernel<T> kernel, dim3 grid, unsigned blocks, int held,
+                                cudaStream_t stream, HimenoFields<T> f, T omega, double* partial, unsigned* done,
+                                double* gosa, unsigned* finished) {
+  Fused2Waves w{int(grid.x), int(grid.y), int(grid.z), finished};
+  void* args[] = {&f, &omega, &partial, &done, &gosa, &w};  // the kernel's parameters, in order
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kTbK, kTbJ), args,
+                                     size_t(held), stream);
+}
+
 // The waves version from this many waves of the per-tile launch (H100: L 8
 // in float, 10 in double; XL 43 and 79).
 constexpr int kWavesMin = 16;

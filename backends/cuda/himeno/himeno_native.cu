@@ -59,11 +59,8 @@ void fused2_async(cudaStream_t stream, const HimenoFields<T>& f, T omega, double
     if (resident > 0) {
       const unsigned blocks = unsigned(resident * sms);
       ReduceWorkspace& ws = reduce_workspace(stream, 2 * blocks);
-      HimenoFields<T> fields = f;
-      Fused2Waves w{int(grid.x), int(grid.y), int(grid.z), ws.wave_count};
-      void* args[] = {&fields, &omega, &ws.partial, &ws.done_count, &gosa, &w};
-      const cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(waves), dim3(blocks),
-                                                        dim3(kTbK, kTbJ), args, size_t(held), stream);
+      const cudaError_t e = launch_fused2_waves(waves, grid, blocks, held, stream, f, omega, ws.partial,
+                                                ws.done_count, gosa, ws.wave_count);
       if (e != cudaErrorCooperativeLaunchTooLarge && e != cudaErrorNotSupported) {
         check(e, "himeno_sweeps_fused2 cooperative launch");
         return;
