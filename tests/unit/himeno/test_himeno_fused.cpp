@@ -143,7 +143,8 @@ TYPED_TEST_SUITE(HimenoFused, ExecSpaces);
 
 // 9x7x13, 17x12x33: odd extents, rows shorter than one vector; 3x3x3: one
 // point; 20x9x300: rows longer than a rows_chunk and than a default tile
-// (two k tiles); 40x6x10: a chunk of 32 planes, the window moves.
+// (two k tiles); 40x6x10: a chunk of 32 planes, the ring of planes wraps
+// many times.
 const Grid kGrids[] = {{9, 7, 13}, {17, 12, 33}, {3, 3, 3}, {20, 9, 300}, {40, 6, 10}};
 
 template <class S, class A, class ExecSpace>
@@ -277,6 +278,42 @@ TYPED_TEST(HimenoFused, PublicSweep2MatchesTwoSweeps) {
     check_public_sweep2<double, double, TypeParam>(g);
     check_public_sweep2<float, float, TypeParam>(g);
   }
+}
+
+// CPU tiles: whole rows and as many rows as keep kFusedRowsInCache rows per
+// tile row within kFusedL2Share of the L2, at least kFusedMinTileJ (rows cut
+// into equal tiles that fit instead), at most kFusedMaxTileJ.
+TEST(HimenoFusedTiles, CpuTilesFitTheL2) {
+  using namespace tessera::himeno::impl;
+  const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
+  for (const long l2 : {256L << 10, 1L << 20, 2L << 20, 32L << 20})
+    for (const std::size_t bytes : {std::size_t(4), std::size_t(8)})
+      for (const long long nk : {1LL, 30LL, 126LL, 510LL, 1022LL, 4094LL, 20000LL})
+        for (const long long nj : {1LL, 5LL, 254LL}) {
+          const TileJK t = fused_cpu_tile(nj, nk, bytes, l2);
+          SCOPED_TRACE("l2 " + std::to_string(l2) + " bytes " + std::to_string(bytes) + " nj " + std::to_string(nj) +
+                       " nk " + std::to_string(nk) + ": tile " + std::to_string(t.j) + " x " + std::to_string(t.k));
+          ASSERT_GE(t.j, 1);
+          ASSERT_GE(t.k, 1);
+          EXPECT_LE(t.j, std::min<long long>(nj, kFusedMaxTileJ));
+          EXPECT_EQ(t.j, std::min<long long>(t.j, nj));
+          EXPECT_LE(t.k, std::min<long long>(nk, kFusedMaxTileK));
+          EXPECT_GE(t.j, std::min<long long>(nj, kFusedMinTileJ));
+          const long long row = cdiv(t.k + 2, kFusedRowAlign) * kFusedRowAlign;
+          if (t.k > 16 && t.j >= kFusedMinTileJ)  // above the floors the tile fits
+            EXPECT_LE(double(t.j + 2) * row * kFusedRowsInCache * bytes, kFusedL2Share * l2);
+          const long long tiles = cdiv(nk, t.k);
+          EXPECT_LE(tiles * t.k - nk, tiles - 1) << "k tiles of equal length";
+          if (t.k < cdiv(nk, cdiv(nk, kFusedMaxTileK)))  // cut for the cache, not the maximum
+            EXPECT_EQ(t.j, std::min<long long>(nj, kFusedMinTileJ));
+        }
+  // L and XL on a 2 MiB L2: 16 rows in double, 32 in float, whole rows; XL
+  // double cuts its rows in two.
+  EXPECT_EQ(fused_cpu_tile(254, 510, 8, 2L << 20).j, 16);
+  EXPECT_EQ(fused_cpu_tile(254, 510, 8, 2L << 20).k, 510);
+  EXPECT_EQ(fused_cpu_tile(254, 510, 4, 2L << 20).j, 32);
+  EXPECT_EQ(fused_cpu_tile(510, 1022, 8, 2L << 20).j, 8);
+  EXPECT_EQ(fused_cpu_tile(510, 1022, 8, 2L << 20).k, 511);
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 // rows longer than one chunk, plane ranges, and the boundary (never written).
 #include "exec_spaces.hpp"
 #include "tessera/himeno/himeno.hpp"
+#include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -237,5 +240,40 @@ TYPED_TEST(HimenoRows, QueuedSweepAgrees) {
   EXPECT_GT(d, 0.0);
   EXPECT_EQ(host_values(s1.p), host_values(s2.p));
 }
+
+#ifdef TESSERA_HIMENO_ROWS_ISA
+// The copies of the row loop compiled for wider vectors give the baseline
+// copy's bits (no FMA: each point rounds alike), and the widest one the CPU
+// runs is the one rows_chunk picks.
+template <class Scalar>
+void check_isa_copies_agree() {
+  using namespace tessera::himeno::impl;
+  const int n = 301;  // not a multiple of any vector
+  const std::ptrdiff_t sj = n + 2, si = 3 * sj, sn = 3 * si;
+  std::mt19937_64 rng(tessera::test::fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Scalar> coef(4 * sn), p(3 * si), bnd(3 * si), wrk1(3 * si);
+  for (auto* v : {&coef, &p, &bnd, &wrk1})
+    for (auto& x : *v) x = Scalar(u(rng));
+  const std::ptrdiff_t o = si + sj + 1;  // point (1, 1, 1)
+  const Scalar* a = coef.data() + o;
+  std::vector<Scalar> w_ref(n), ss_ref(n), w(n), ss(n);
+  rows_chunk_fn<Scalar>(RowsIsa::baseline)(n, Scalar(0.8), a, a, a, sn, bnd.data() + o, wrk1.data() + o,
+                                           p.data() + o, -si, si, sj, w_ref.data(), ss_ref.data());
+  bool any = false;
+  for (const RowsIsa isa : {RowsIsa::avx2}) {
+    if (!rows_isa_supported(isa)) continue;
+    any = true;
+    rows_chunk_fn<Scalar>(isa)(n, Scalar(0.8), a, a, a, sn, bnd.data() + o, wrk1.data() + o, p.data() + o, -si, si,
+                               sj, w.data(), ss.data());
+    EXPECT_EQ(std::memcmp(w.data(), w_ref.data(), n * sizeof(Scalar)), 0) << rows_isa_name(isa);
+    EXPECT_EQ(std::memcmp(ss.data(), ss_ref.data(), n * sizeof(Scalar)), 0) << rows_isa_name(isa);
+  }
+  EXPECT_EQ(rows_isa(), rows_isa_supported(RowsIsa::avx2) ? RowsIsa::avx2 : RowsIsa::baseline);
+  if (!any) GTEST_SKIP() << "this CPU runs only the baseline copy";
+}
+TEST(HimenoRowsIsa, WiderCopiesGiveTheSameBitsDouble) { check_isa_copies_agree<double>(); }
+TEST(HimenoRowsIsa, WiderCopiesGiveTheSameBitsFloat) { check_isa_copies_agree<float>(); }
+#endif
 
 }  // namespace

@@ -12,16 +12,16 @@
 // scratch. Per plane i, row by row: sweep 1 of row (i, j) (from p) into the
 // window, then sweep 2 of row (i-1, j-1) (from the window) into wrk2. Between
 // sweep 1 and sweep 2 of a row lies one plane of the tile, so its coefficients
-// are still in cache (L2, or L3: see below). The halo (planes i0-1 and
-// i1, the rows and columns around the tile) is computed by sweep 1 here and
-// by the neighbouring tile too: recomputed, not communicated. Boundary points
-// of the sweep-1 field are p's (never updated).
+// are still in cache: in L2 when the tile is narrow enough (fused_tiles). The
+// halo (planes i0-1 and i1, the rows and columns around the tile) is computed
+// by sweep 1 here and by the neighbouring tile too: recomputed, not
+// communicated. Boundary points of the sweep-1 field are p's (never updated).
 //
 // Both sweeps are rows_chunk() (himeno_kokkos_rows.hpp): the same stencil
-// code, so wrk2 is bit-identical to two rows sweeps; rows_chunk reads p's
-// neighbours at +-si, +-sj of one pointer, so the window holds consecutive
-// planes at a fixed stride and, when full, moves its last two planes to the
-// front (a copy of two tile planes every window - 2 planes, in cache).
+// code, so wrk2 is bit-identical to two rows sweeps. The window is a ring of
+// three plane slots (plane x in slot x mod 3): sweep 2 of plane i-1 reads
+// planes i-2 .. i while sweep 1 writes plane i over plane i-3; rows_chunk
+// takes the offsets of the planes below and above, so the ring needs no copy.
 //
 // gosa of both sweeps, over planes [r.begin, r.end) only (the halo counts in
 // the tile that owns it), in one parallel_reduce with a two-value result:
@@ -31,18 +31,16 @@
 // On GPUs this is one thread per tile with small tiles in shared memory:
 // correct, slow (the native and teamscratch kernels are the ones there).
 //
-// Measured against two rows sweeps (this project's -O3 flags): 1.05-1.15x
-// at M, 1.05-1.4x at L on a 2-core EPYC VM; on a 16-core Xeon (16 threads,
-// 32-row tiles) 1.27x at M float, 0.98x at M double, 1.07x at L float and
-// 1.12x at L double (16-row tiles had been 0.8-0.95x at L).
-// What limits it on CPUs: a core runs sweep 1 (waiting on DRAM) and sweep 2
-// (computing from cache) one after the other, not overlapped; and HimenoState
-// allocates the arrays alike, so rows of all 12 sit at one offset modulo
-// 4 KiB and 128 KiB and compete for the same L1 and L2 sets: much of the
-// reuse comes from L3. Tried and dropped, none faster on a 2-core EPYC:
-// software prefetch of the next sweep-1 row during sweep 2, both sweeps in one
-// k loop, copying the coefficient rows into scratch (a compact, unaliased
-// layout) before the sweeps.
+// What bounds it on CPUs (docs/perf/himeno.md, eighth and ninth sessions): a
+// core runs sweep 1 (fed from DRAM) and sweep 2 (fed from cache) one after
+// the other, so two sweeps per pass gain about 2 / (1 + halo + r), r the
+// ratio of the loop's rate from DRAM to its rate from the level sweep 2 reads.
+// On the 16-core Xeon the loop runs from L3 barely faster than from DRAM (no
+// gain), from L2 2-2.4x faster with the AVX2 copy: hence tiles sized for L2.
+// Tried and dropped: software prefetch of the next sweep-1 row during sweep
+// 2, both sweeps in one k loop or in alternating pieces, copying the
+// coefficient rows into scratch, k tiles of 128-256 points (the hardware
+// prefetcher restarts at every row).
 #include "tessera/himeno/impl/himeno_kokkos.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 
@@ -56,59 +54,99 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#if __has_include(<unistd.h>)
+#include <unistd.h>  // sysconf: the L2 size
+#endif
 
 namespace tessera::himeno::impl {
 
-// CPU tiles: 32 rows of whole k rows. Between sweep 1 and sweep 2 of a row
-// lies one tile plane of coefficients, 12 x 34 rows (408 KiB at M in float,
-// 1.6 MiB at L in double); the halo rows add 2/32 to sweep 1 (3% of the two
-// sweeps). On a 2-core EPYC 32 rows was 2-5% faster than 16, 8 rows 5-10%
-// slower (halo); on a 16-core Xeon 16 and 32 measured the same.
-// Whole k rows: cutting them into 256-point tiles was 10-40% slower at M and
-// L (sweep 1's 13 DRAM streams restart at every tile row).
-inline constexpr int kFusedTileJ = 32;
-// Rows longer than this are cut after all: it bounds the window (below) to
-// 8 x 34 x 2064 doubles = 4.3 MiB per thread.
+// CPU tiles: whole k rows (cutting them into 128-256-point tiles was
+// 10-40% slower: sweep 1's DRAM streams restart at every tile row), as many
+// rows along j as keep sweep 2's data in L2. Between sweep 1 and sweep 2 of a
+// row a core touches kFusedRowsInCache rows per tile row (t.j + 2 of them):
+// the 15 arrays sweep 1 reads (12 coefficients, wrk1, bnd, p's leading
+// plane), p's two other planes, the 3 ring slots and wrk2. They should fill
+// at most kFusedL2Share of the core's L2: at L (512-point rows) that is 15
+// rows in double and 32 in float on a 2 MiB L2. Fewer than kFusedMinTileJ
+// rows (halo 2/8 of sweep 1) and the rows are cut instead.
+inline constexpr int kFusedRowsInCache = 21;
+inline constexpr double kFusedL2Share = 0.75;
+inline constexpr int kFusedMinTileJ = 8;
+inline constexpr int kFusedMaxTileJ = 32;
+// The L2 assumed where the OS does not tell (per core).
+inline constexpr long kFusedDefaultL2 = 1L << 20;
+// Rows longer than this are cut whatever the cache: it bounds the ring to
+// 3 x 34 x 2064 doubles = 1.7 MiB per thread.
 inline constexpr int kFusedMaxTileK = 2048;
 // Chunks along i: at least 32 planes (the two halo planes of sweep 1 cost
 // 2/32 = 6% of it), fewer, longer chunks while there are at least
 // kFusedItemsPerThread tiles per thread (load balance of the static schedule).
 inline constexpr int kFusedMinPlanes = 32;
 inline constexpr int kFusedItemsPerThread = 4;
-// Plane slots of the window: moving 2 planes every 6 costs a third of a
-// tile plane copy in cache per plane (4 and 16 slots measured the same).
-inline constexpr int kFusedWindow = 8;
+// Plane slots of the window: a ring of three (see the top of this file).
+inline constexpr int kFusedRing = 3;
 // Window rows start on 64-byte lines (16 floats; 8 doubles would do, one
 // constant keeps it simple).
 inline constexpr int kFusedRowAlign = 16;
-// GPUs: 4 x 32 tiles, 4 slots: 4 x 6 x 34 doubles = 6.4 KiB of shared memory
-// per one-thread team, far below the level-0 limit.
+// GPUs: 4 x 32 tiles: 3 x 6 x 34 doubles = 4.8 KiB of shared memory per
+// one-thread team, far below the level-0 limit.
 inline constexpr int kFusedDeviceTileJ = 4;
 inline constexpr int kFusedDeviceTileK = 32;
-inline constexpr int kFusedDeviceWindow = 4;
 inline constexpr int kFusedDeviceMinPlanes = 8;
+
+// The L2 data cache of one core, in bytes (kFusedDefaultL2 where unknown).
+inline long host_l2_bytes() {
+  static const long bytes = [] {
+    long v = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return v > 0 ? v : kFusedDefaultL2;
+  }();
+  return bytes;
+}
 
 // Resolved fused launch shape.
 struct FusedTiles {
   int i, j, k;  // tile extents along i (march), j and k
-  int window;   // plane slots
   int row;      // window row stride (>= k + 2)
 };
 
-// opt.tile_i/j/k override the extents (0: the defaults above, whole k rows
-// on CPUs); the i chunk otherwise shrinks from all planes until there are
-// enough tiles per thread, but not below the minimum.
+// CPU tile rows along j and points along k for an L2 of l2 bytes (see
+// kFusedRowsInCache): whole rows and up to kFusedMaxTileJ rows where they fit,
+// else kFusedMinTileJ rows of rows cut into equal tiles that fit.
+struct TileJK {
+  int j, k;
+};
+inline TileJK fused_cpu_tile(long long nj, long long nk, std::size_t scalar_bytes, long l2) {
+  const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
+  const double budget = kFusedL2Share * double(l2) / (kFusedRowsInCache * double(scalar_bytes));  // row points
+  long long k = cdiv(nk, cdiv(nk, kFusedMaxTileK));  // whole rows, or equal tiles of at most the maximum
+  long long j = (long long)(budget / double(cdiv(k + 2, kFusedRowAlign) * kFusedRowAlign)) - 2;
+  if (j < kFusedMinTileJ) {
+    const long long fit = std::max(16LL, (long long)(budget / (kFusedMinTileJ + 2)) - 2 - kFusedRowAlign);
+    k = cdiv(nk, cdiv(nk, fit));  // equal tiles of at most fit points
+    j = kFusedMinTileJ;
+  }
+  return {int(std::min(nj, std::min(j, (long long)kFusedMaxTileJ))), int(k)};
+}
+
+// opt.tile_i/j/k override the extents (0: GPUs the defaults above, CPUs
+// fused_cpu_tile for this core's L2); the i chunk otherwise shrinks from all
+// planes until there are enough tiles per thread, but not below the minimum.
 template <class ExecSpace>
-FusedTiles fused_tiles(const ExecSpace& exec, int planes, int jmax, int kmax, const SweepOptions& opt) {
+FusedTiles fused_tiles(const ExecSpace& exec, int planes, int jmax, int kmax, std::size_t scalar_bytes,
+                       const SweepOptions& opt) {
   if (opt.tile_i < 0 || opt.tile_j < 0 || opt.tile_k < 0)
     throw std::invalid_argument("tessera::himeno::sweep2: tile sizes must be positive (0 = default)");
   constexpr bool gpu = is_device_space_v<ExecSpace>;
   const long long nj = jmax - 2, nk = kmax - 2;
   const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
+  const TileJK def = gpu ? TileJK{kFusedDeviceTileJ, kFusedDeviceTileK}
+                         : fused_cpu_tile(nj, nk, scalar_bytes, host_l2_bytes());
   FusedTiles t;
-  t.j = int(std::min(nj, (long long)(opt.tile_j ? opt.tile_j : gpu ? kFusedDeviceTileJ : kFusedTileJ)));
-  t.k = int(std::min(nk, (long long)(opt.tile_k ? opt.tile_k : gpu ? kFusedDeviceTileK : kFusedMaxTileK)));
-  t.window = gpu ? kFusedDeviceWindow : kFusedWindow;
+  t.j = int(std::min(nj, (long long)(opt.tile_j ? opt.tile_j : def.j)));
+  t.k = int(std::min(nk, (long long)(opt.tile_k ? opt.tile_k : def.k)));
   t.row = gpu ? t.k + 2 : int(cdiv(t.k + 2, kFusedRowAlign) * kFusedRowAlign);
   if (opt.tile_i) {
     t.i = std::min(planes, opt.tile_i);
@@ -122,11 +160,11 @@ FusedTiles fused_tiles(const ExecSpace& exec, int planes, int jmax, int kmax, co
 }
 
 // One row of one sweep for rows_chunk: points [0, n), pointers at point 0,
-// p's neighbours at +-si, +-sj; gosa counts the points [lo, hi).
+// p's neighbour planes at s_dn, s_up, its rows at -+sj; gosa counts the points [lo, hi).
 template <class Scalar>
 struct RowJob {
   const Scalar *a, *b, *c, *bnd, *wrk1, *p;
-  std::ptrdiff_t sn, si, sj;
+  std::ptrdiff_t sn, s_dn, s_up, sj;
   Scalar* out;
   int n, lo, hi;
 };
@@ -135,7 +173,8 @@ struct RowJob {
 // [lo, hi) into the kGosaLanes partial sums acc (as SweepRows).
 template <class Accum, class Scalar>
 KOKKOS_INLINE_FUNCTION void row_piece(const RowJob<Scalar>& r, int k, int m, Scalar omega, Scalar* ss, Accum* acc) {
-  rows_chunk<Scalar>(m, omega, r.a + k, r.b + k, r.c + k, r.sn, r.bnd + k, r.wrk1 + k, r.p + k, r.si, r.sj, r.out + k,
+  rows_chunk<Scalar>(m, omega, r.a + k, r.b + k, r.c + k, r.sn, r.bnd + k, r.wrk1 + k, r.p + k, r.s_dn, r.s_up, r.sj,
+                     r.out + k,
                      ss);
   int q = r.lo > k ? r.lo - k : 0;
   const int e = r.hi - k < m ? r.hi - k : m;
@@ -183,11 +222,11 @@ struct Sweep2Rows {
   FusedTiles t;
   int ntj, ntk, level;  // tiles along j and k, scratch level
 
-  // Window: t.window plane slots of t.j + 2 rows of t.row points.
+  // Window: kFusedRing plane slots of t.j + 2 rows of t.row points.
   KOKKOS_INLINE_FUNCTION static std::ptrdiff_t slot_size(const FusedTiles& t) {
     return std::ptrdiff_t(t.j + 2) * t.row;
   }
-  static std::size_t window_size(const FusedTiles& t) { return std::size_t(t.window) * slot_size(t); }
+  static std::size_t window_size(const FusedTiles& t) { return std::size_t(kFusedRing) * slot_size(t); }
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.g[0] = v.g[1] = 0; }
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& d, const volatile value_type& s) const {
@@ -205,7 +244,7 @@ struct Sweep2Rows {
     const int mj = jmax - 1 - j0 < t.j ? jmax - 1 - j0 : t.j;
     const int i1 = iend < i0 + t.i ? iend : i0 + t.i;
     const std::ptrdiff_t slot = slot_size(t), row = t.row;
-    Scalar* const win = Window(team.team_scratch(level), std::size_t(t.window) * slot).data();
+    Scalar* const win = Window(team.team_scratch(level), std::size_t(kFusedRing) * slot).data();
     const std::ptrdiff_t sn = f.a.stride(0), si = f.p.stride(0), sj = f.p.stride(1);
     // Window column x is k = k0 - 1 + x, row r is j = j0 - 1 + r. Sweep 1
     // computes the interior columns [kb, ke) (the tile and its halo); a
@@ -215,13 +254,13 @@ struct Sweep2Rows {
     const int ke = last_k ? kmax - 1 : k0 + mk + 1;
     const int xb = kb - (k0 - 1);
     Accum g1 = 0, g2 = 0;
-    int first = i0 - 1;  // the plane in slot 0
+    // The march's planes i0-1, i0, i0+1 in slots 0, 1, 2, and so on around the ring.
+    Scalar* ring[kFusedRing];
+    for (int x = 0; x < kFusedRing; ++x) ring[x] = win + x * slot;
     for (int i = i0 - 1; i <= i1; ++i) {
-      if (i - first == t.window) {  // full: planes i-2, i-1 (still needed) to slots 0, 1
-        for (std::ptrdiff_t x = 0; x < 2 * slot; ++x) win[x] = win[(t.window - 2) * slot + x];
-        first = i - 2;
-      }
-      Scalar* const cur = win + (i - first) * slot;
+      Scalar* const cur = ring[(i - i0 + 1) % kFusedRing];    // plane i, written over plane i-3
+      Scalar* const mid = ring[(i - i0 + 3) % kFusedRing];    // plane i-1
+      Scalar* const below = ring[(i - i0 + 2) % kFusedRing];  // plane i-2
       const bool boundary_plane = i == 0 || i == imax - 1;
       const bool own_plane = i >= i0 && i < i1;
       for (int r = 0; r < mj + 2; ++r) {
@@ -234,8 +273,8 @@ struct Sweep2Rows {
           if (last_k) out[mk + 1] = f.p(i, j, kmax - 1);
           const bool own = own_plane && r >= 1 && r <= mj;
           row_sweep(RowJob<Scalar>{&f.a(0, i, j, kb), &f.b(0, i, j, kb), &f.c(0, i, j, kb), &f.bnd(i, j, kb),
-                                   &f.wrk1(i, j, kb), &f.p(i, j, kb), sn, si, sj, out + xb, ke - kb, own ? k0 - kb : 0,
-                                   own ? k0 + mk - kb : 0},
+                                   &f.wrk1(i, j, kb), &f.p(i, j, kb), sn, -si, si, sj, out + xb, ke - kb,
+                                   own ? k0 - kb : 0, own ? k0 + mk - kb : 0},
                     omega, g1);
         }
         // Sweep 2 of row (i-1, j-1), one plane of the tile after sweep 1
@@ -244,7 +283,7 @@ struct Sweep2Rows {
         if (i > i0 && r >= 2) {
           const int c = i - 1, jc = j - 1;
           row_sweep(RowJob<Scalar>{&f.a(0, c, jc, k0), &f.b(0, c, jc, k0), &f.c(0, c, jc, k0), &f.bnd(c, jc, k0),
-                                   &f.wrk1(c, jc, k0), cur - slot + (r - 1) * row + 1, sn, slot, row,
+                                   &f.wrk1(c, jc, k0), mid + (r - 1) * row + 1, sn, below - mid, cur - mid, row,
                                    &f.wrk2(c, jc, k0), mk, 0, mk},
                     omega, g2);
         }
@@ -288,7 +327,7 @@ void sweep2_rows(const ExecSpace& exec, const State& s, const SweepOptions& opt,
     return;
   }
   const int jmax = s.grid.jmax, kmax = s.grid.kmax;
-  const FusedTiles t = fused_tiles(exec, r.end - r.begin, jmax, kmax, opt);
+  const FusedTiles t = fused_tiles(exec, r.end - r.begin, jmax, kmax, sizeof(typename State::scalar_type), opt);
   const int nti = (r.end - r.begin + t.i - 1) / t.i, ntj = (jmax - 2 + t.j - 1) / t.j, ntk = (kmax - 2 + t.k - 1) / t.k;
   if ((long long)nti * ntj * ntk > std::numeric_limits<int>::max())
     throw std::invalid_argument("tessera::himeno::sweep2: too many tiles; use larger tile_i, tile_j, tile_k");

@@ -42,26 +42,92 @@ struct Row4 {
 };
 
 // One chunk of n points of a row: wrk2[0, n) and ss[0, n). Pointers are at
-// the chunk's first point; p's neighbour rows are p +- si (i) and +- sj (j).
-// The pointers are __restrict__ parameters (g++ reliably uses restrict only
-// there) and each array has one, so g++ vectorises without run-time overlap
-// checks (beyond 10 it gives up; a p row picked from several restrict
-// pointers was not recognised either).
+// the chunk's first point; p's neighbour planes i-1 and i+1 are at p + s_dn
+// and p + s_up (-si and +si in an array; a ring of planes in fused), its
+// neighbour rows at -+ sj. The pointers are __restrict__ parameters (g++
+// reliably uses restrict only there) and each array has one, so g++
+// vectorises without run-time overlap checks (beyond 10 it gives up; a p row
+// picked from several restrict pointers was not recognised either).
 template <class Scalar>
-KOKKOS_FUNCTION __attribute__((noinline)) void rows_chunk(int n, Scalar omega, const Scalar* __restrict__ a,
-                                                          const Scalar* __restrict__ b, const Scalar* __restrict__ c,
-                                                          std::ptrdiff_t sn, const Scalar* __restrict__ bnd,
-                                                          const Scalar* __restrict__ wrk1, const Scalar* __restrict__ p,
-                                                          std::ptrdiff_t si, std::ptrdiff_t sj,
-                                                          Scalar* __restrict__ wrk2, Scalar* __restrict__ ss) {
+KOKKOS_FORCEINLINE_FUNCTION void rows_chunk_body(int n, Scalar omega, const Scalar* __restrict__ a,
+                                                 const Scalar* __restrict__ b, const Scalar* __restrict__ c,
+                                                 std::ptrdiff_t sn, const Scalar* __restrict__ bnd,
+                                                 const Scalar* __restrict__ wrk1, const Scalar* __restrict__ p,
+                                                 std::ptrdiff_t s_dn, std::ptrdiff_t s_up, std::ptrdiff_t sj,
+                                                 Scalar* __restrict__ wrk2, Scalar* __restrict__ ss) {
   const Row4<Scalar> va{a, sn}, vb{b, sn}, vc{c, sn};
   const Row3<Scalar> vbnd{bnd}, vw{wrk1};
   for (int k = 0; k < n; ++k) {
-    const auto P = [=](int di, int dj, int dk) { return p[di * si + dj * sj + k + dk]; };
+    const auto P = [=](int di, int dj, int dk) {
+      return p[(di < 0 ? s_dn : di > 0 ? s_up : 0) + dj * sj + k + dk];
+    };
     const Scalar s = point_ss(P, va, vb, vc, vbnd, vw, 0, 0, k);
     wrk2[k] = p[k] + omega * s;
     ss[k] = s;
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#define TESSERA_HIMENO_ROWS_ISA 1
+// Host builds are compiled for the baseline x86-64 (SSE2: 2 doubles or 4
+// floats per vector) so that one binary runs anywhere; rows_chunk picks the
+// widest copy of the loop this CPU runs, once. AVX2 (no FMA, so every
+// copy rounds alike and gives the same bits) doubles the vector; on the
+// 16-core Xeon of the GPU machine it runs the loop from L2 1.4-2x faster,
+// which is what the two-sweep kernel's second sweep reads from (AVX-512
+// measured no faster: docs/perf/himeno.md, ninth session).
+#define TESSERA_HIMENO_ROWS_COPY(isa, attr)                                                                      \
+  template <class Scalar>                                                                                      \
+  attr __attribute__((noinline)) void rows_chunk_##isa(                                                        \
+      int n, Scalar omega, const Scalar* __restrict__ a, const Scalar* __restrict__ b,                         \
+      const Scalar* __restrict__ c, std::ptrdiff_t sn, const Scalar* __restrict__ bnd,                         \
+      const Scalar* __restrict__ wrk1, const Scalar* __restrict__ p, std::ptrdiff_t s_dn, std::ptrdiff_t s_up, \
+      std::ptrdiff_t sj, Scalar* __restrict__ wrk2, Scalar* __restrict__ ss) {                                 \
+    rows_chunk_body<Scalar>(n, omega, a, b, c, sn, bnd, wrk1, p, s_dn, s_up, sj, wrk2, ss);                    \
+  }
+TESSERA_HIMENO_ROWS_COPY(baseline, )
+TESSERA_HIMENO_ROWS_COPY(avx2, __attribute__((target("avx2"))))
+#undef TESSERA_HIMENO_ROWS_COPY
+
+// The copies of the row loop, widest first; rows_isa(): the widest this CPU runs.
+enum class RowsIsa { avx2, baseline };
+inline const char* rows_isa_name(RowsIsa isa) { return isa == RowsIsa::avx2 ? "avx2" : "baseline"; }
+inline bool rows_isa_supported(RowsIsa isa) {
+  return isa == RowsIsa::baseline || __builtin_cpu_supports("avx2");
+}
+inline RowsIsa rows_isa() {
+  static const RowsIsa isa = rows_isa_supported(RowsIsa::avx2) ? RowsIsa::avx2 : RowsIsa::baseline;
+  return isa;
+}
+template <class Scalar>
+using RowsChunkFn = void (*)(int, Scalar, const Scalar*, const Scalar*, const Scalar*, std::ptrdiff_t, const Scalar*,
+                             const Scalar*, const Scalar*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, Scalar*,
+                             Scalar*);
+template <class Scalar>
+RowsChunkFn<Scalar> rows_chunk_fn(RowsIsa isa) {
+  return isa == RowsIsa::avx2 ? &rows_chunk_avx2<Scalar> : &rows_chunk_baseline<Scalar>;
+}
+// The copy rows_chunk runs: the widest this CPU supports; benchmarks set it
+// to compare the copies (perf/himeno_cpu_bench.cpp).
+template <class Scalar>
+RowsChunkFn<Scalar>& rows_chunk_active() {
+  static RowsChunkFn<Scalar> fn = rows_chunk_fn<Scalar>(rows_isa());
+  return fn;
+}
+#endif
+
+// rows_chunk_body: on x86-64 hosts the widest copy this CPU runs; elsewhere
+// (GPUs, other CPUs) the loop itself.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION void rows_chunk(int n, Scalar omega, const Scalar* a, const Scalar* b, const Scalar* c,
+                                       std::ptrdiff_t sn, const Scalar* bnd, const Scalar* wrk1, const Scalar* p,
+                                       std::ptrdiff_t s_dn, std::ptrdiff_t s_up, std::ptrdiff_t sj, Scalar* wrk2,
+                                       Scalar* ss) {
+#ifdef TESSERA_HIMENO_ROWS_ISA
+  rows_chunk_active<Scalar>()(n, omega, a, b, c, sn, bnd, wrk1, p, s_dn, s_up, sj, wrk2, ss);
+#else
+  rows_chunk_body<Scalar>(n, omega, a, b, c, sn, bnd, wrk1, p, s_dn, s_up, sj, wrk2, ss);
+#endif
 }
 
 template <class State, class Accum>
@@ -84,7 +150,7 @@ struct SweepRows {
     for (int k0 = 1; k0 < kmax - 1; k0 += kRowChunk) {
       const int n = kmax - 1 - k0 < kRowChunk ? kmax - 1 - k0 : kRowChunk;
       rows_chunk<Scalar>(n, omega, &a(0, i, j, k0), &b(0, i, j, k0), &c(0, i, j, k0), sn, &f.bnd(i, j, k0),
-                         &f.wrk1(i, j, k0), &p(i, j, k0), si, sj, &f.wrk2(i, j, k0), ss);
+                         &f.wrk1(i, j, k0), &p(i, j, k0), -si, si, sj, &f.wrk2(i, j, k0), ss);
       int k = 0;
       for (; k + kGosaLanes <= n; k += kGosaLanes)
         for (int l = 0; l < kGosaLanes; ++l) acc[l] += Accum(ss[k + l]) * Accum(ss[k + l]);
