@@ -10,7 +10,6 @@
 // OMP_PLACES=cores. Results: docs/perf/himeno.md (ninth session).
 #include "tessera/himeno/himeno.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_fused.hpp"
-#include "tessera/himeno/impl/himeno_kokkos_rows.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -31,7 +30,7 @@ using namespace tessera::himeno;
 struct Candidate {
   std::string name;
   bool fused;
-  int tile_j;     // 0: the library's choice
+  int tile_j, tile_k;  // 0: the library's choice
   bool baseline;  // the baseline x86-64 copy of the row loop
   std::vector<double> ms;
 };
@@ -55,12 +54,17 @@ void bench(const std::string& size, int runs) {
   const double points = double(g.imax - 2) * (g.jmax - 2) * (g.kmax - 2);
   const double bytes = kWordsPerPoint * sizeof(S) * points;
   const int sweeps = std::max(2, int(4e9 / bytes) / 2 * 2);  // ~4 GB per run, even
-  const auto t = impl::fused_tiles(exec, g.imax - 2, g.jmax, g.kmax, sizeof(S), SweepOptions{});
-  std::vector<Candidate> cands = {{"rows", false, 0, false, {}}, {"rows baseline", false, 0, true, {}}};
-  cands.push_back({"fused2 " + std::to_string(t.j) + "x" + std::to_string(t.k) + " (library)", true, 0, false, {}});
-  cands.push_back({"fused2 library tile, baseline", true, 0, true, {}});
-  for (int j : {8, 12, 16, 24, 32})
-    if (j != t.j && j <= g.jmax - 2) cands.push_back({"fused2 " + std::to_string(j) + " rows", true, j, false, {}});
+  const auto t = impl::fused_tiles(exec, g.imax - 2, g.jmax, g.kmax, SweepOptions{});
+  std::vector<Candidate> cands = {{"rows", false, 0, 0, false, {}}, {"rows baseline", false, 0, 0, true, {}}};
+  cands.push_back(
+      {"fused2 " + std::to_string(t.j) + "x" + std::to_string(t.k) + " (library)", true, 0, 0, false, {}});
+  cands.push_back({"fused2 library tile, baseline", true, 0, 0, true, {}});
+  // Other tiles: rows along j (whole k rows), and the library's rows on half rows.
+  for (int j : {4, 6, 8, 12, 16, 32})
+    if ((j != t.j || t.k != g.kmax - 2) && j <= g.jmax - 2)
+      cands.push_back({"fused2 " + std::to_string(j) + " rows", true, j, g.kmax - 2, false, {}});
+  const int half = (g.kmax - 1) / 2;
+  cands.push_back({"fused2 " + std::to_string(t.j) + "x" + std::to_string(half), true, t.j, half, false, {}});
   Kokkos::View<double*, Kokkos::HostSpace> gosa2("gosa2", 2);
   double check = 0;
   for (int r = 0; r <= runs; ++r)  // run 0 warms up
@@ -69,6 +73,7 @@ void bench(const std::string& size, int runs) {
       SweepOptions opt;
       opt.kernel = Kernel::rows;
       opt.tile_j = c.tile_j;
+      opt.tile_k = c.tile_k;
       const auto t0 = std::chrono::steady_clock::now();
       if (c.fused) {
         for (int n = 0; n < sweeps; n += 2) sweep2(exec, s, gosa2, opt);
@@ -126,8 +131,8 @@ int main(int argc, char** argv) {
 #else
   const char* isa = "portable";
 #endif
-  std::printf("himeno CPU bench: %d OpenMP threads, L2 %ld KiB per core, row loop copy %s, median of %d runs\n",
-              Kokkos::OpenMP::concurrency(), impl::host_l2_bytes() >> 10, isa, runs);
+  std::printf("himeno CPU bench: %d OpenMP threads, row loop copy %s, median of %d runs\n",
+              Kokkos::OpenMP::concurrency(), isa, runs);
   for (const auto& sz : sizes) {
     bench<float>(sz, runs);
     bench<double>(sz, runs);

@@ -280,40 +280,32 @@ TYPED_TEST(HimenoFused, PublicSweep2MatchesTwoSweeps) {
   }
 }
 
-// CPU tiles: whole rows and as many rows as keep kFusedRowsInCache rows per
-// tile row within kFusedL2Share of the L2, at least kFusedMinTileJ (rows cut
-// into equal tiles that fit instead), at most kFusedMaxTileJ.
-TEST(HimenoFusedTiles, CpuTilesFitTheL2) {
+// CPU chunks along i: the count whose pass (ceil(tiles / threads) tiles of
+// planes / chunks + 2 halo planes each) is shortest, chunks of at least
+// kFusedMinPlanes planes, and one chunk on one thread.
+TEST(HimenoFusedTiles, CpuChunksBalanceTheThreads) {
   using namespace tessera::himeno::impl;
   const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
-  for (const long l2 : {256L << 10, 1L << 20, 2L << 20, 32L << 20})
-    for (const std::size_t bytes : {std::size_t(4), std::size_t(8)})
-      for (const long long nk : {1LL, 30LL, 126LL, 510LL, 1022LL, 4094LL, 20000LL})
-        for (const long long nj : {1LL, 5LL, 254LL}) {
-          const TileJK t = fused_cpu_tile(nj, nk, bytes, l2);
-          SCOPED_TRACE("l2 " + std::to_string(l2) + " bytes " + std::to_string(bytes) + " nj " + std::to_string(nj) +
-                       " nk " + std::to_string(nk) + ": tile " + std::to_string(t.j) + " x " + std::to_string(t.k));
-          ASSERT_GE(t.j, 1);
-          ASSERT_GE(t.k, 1);
-          EXPECT_LE(t.j, std::min<long long>(nj, kFusedMaxTileJ));
-          EXPECT_EQ(t.j, std::min<long long>(t.j, nj));
-          EXPECT_LE(t.k, std::min<long long>(nk, kFusedMaxTileK));
-          EXPECT_GE(t.j, std::min<long long>(nj, kFusedMinTileJ));
-          const long long row = cdiv(t.k + 2, kFusedRowAlign) * kFusedRowAlign;
-          if (t.k > 16 && t.j >= kFusedMinTileJ)  // above the floors the tile fits
-            EXPECT_LE(double(t.j + 2) * row * kFusedRowsInCache * bytes, kFusedL2Share * l2);
-          const long long tiles = cdiv(nk, t.k);
-          EXPECT_LE(tiles * t.k - nk, tiles - 1) << "k tiles of equal length";
-          if (t.k < cdiv(nk, cdiv(nk, kFusedMaxTileK)))  // cut for the cache, not the maximum
-            EXPECT_EQ(t.j, std::min<long long>(nj, kFusedMinTileJ));
-        }
-  // L and XL on a 2 MiB L2: 16 rows in double, 32 in float, whole rows; XL
-  // double cuts its rows in two.
-  EXPECT_EQ(fused_cpu_tile(254, 510, 8, 2L << 20).j, 16);
-  EXPECT_EQ(fused_cpu_tile(254, 510, 8, 2L << 20).k, 510);
-  EXPECT_EQ(fused_cpu_tile(254, 510, 4, 2L << 20).j, 32);
-  EXPECT_EQ(fused_cpu_tile(510, 1022, 8, 2L << 20).j, 8);
-  EXPECT_EQ(fused_cpu_tile(510, 1022, 8, 2L << 20).k, 511);
+  const auto cost = [&](long long planes, long long per_chunk, long long threads, long long seg) {
+    return cdiv(seg * per_chunk, threads) * (cdiv(planes, seg) + 2);
+  };
+  for (const long long planes : {1LL, 31LL, 64LL, 126LL, 254LL, 510LL, 1022LL})
+    for (const long long per_chunk : {1LL, 11LL, 16LL, 32LL, 33LL, 200LL})
+      for (const long long threads : {1LL, 2LL, 16LL, 64LL}) {
+        const long long seg = fused_cpu_segments(planes, per_chunk, threads);
+        SCOPED_TRACE(std::to_string(planes) + " planes, " + std::to_string(per_chunk) + " tiles per chunk, " +
+                     std::to_string(threads) + " threads: " + std::to_string(seg) + " chunks");
+        ASSERT_GE(seg, 1);
+        EXPECT_LE(seg, std::max(1LL, planes / kFusedMinPlanes));
+        for (long long other = 1; other <= std::max(1LL, planes / kFusedMinPlanes); ++other)
+          EXPECT_LE(cost(planes, per_chunk, threads, seg), cost(planes, per_chunk, threads, other));
+        if (threads == 1) EXPECT_EQ(seg, 1);
+      }
+  // L with 8-row tiles on 16 threads: 32 tiles per chunk, one chunk (2 tiles
+  // each); 11 tiles per chunk (24 rows): not 6 chunks (66 tiles, 5 for some
+  // threads) but 10 (110 tiles of 51 planes, 7 for most).
+  EXPECT_EQ(fused_cpu_segments(510, 32, 16), 1);
+  EXPECT_EQ(fused_cpu_segments(510, 11, 16), 10);
 }
 
 }  // namespace

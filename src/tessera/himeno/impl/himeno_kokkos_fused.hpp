@@ -36,7 +36,7 @@
 // the other, so two sweeps per pass gain about 2 / (1 + halo + r), r the
 // ratio of the loop's rate from DRAM to its rate from the level sweep 2 reads.
 // On the 16-core Xeon the loop runs from L3 barely faster than from DRAM (no
-// gain), from L2 2-2.4x faster with the AVX2 copy: hence tiles sized for L2.
+// gain), from L2 2-2.4x faster with the AVX2 copy: hence narrow tiles.
 // Tried and dropped: software prefetch of the next sweep-1 row during sweep
 // 2, both sweeps in one k loop or in alternating pieces, copying the
 // coefficient rows into scratch, k tiles of 128-256 points (the hardware
@@ -54,33 +54,28 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#if __has_include(<unistd.h>)
-#include <unistd.h>  // sysconf: the L2 size
-#endif
 
 namespace tessera::himeno::impl {
 
-// CPU tiles: whole k rows (cutting them into 128-256-point tiles was
-// 10-40% slower: sweep 1's DRAM streams restart at every tile row), as many
-// rows along j as keep sweep 2's data in L2. Between sweep 1 and sweep 2 of a
-// row a core touches kFusedRowsInCache rows per tile row (t.j + 2 of them):
-// the 15 arrays sweep 1 reads (12 coefficients, wrk1, bnd, p's leading
-// plane), p's two other planes, the 3 ring slots and wrk2. They should fill
-// at most kFusedL2Share of the core's L2: at L (512-point rows) that is 15
-// rows in double and 32 in float on a 2 MiB L2. Fewer than kFusedMinTileJ
-// rows (halo 2/8 of sweep 1) and the rows are cut instead.
-inline constexpr int kFusedRowsInCache = 21;
-inline constexpr double kFusedL2Share = 0.75;
-inline constexpr int kFusedMinTileJ = 8;
-inline constexpr int kFusedMaxTileJ = 32;
-// The L2 assumed where the OS does not tell (per core).
-inline constexpr long kFusedDefaultL2 = 1L << 20;
-// Rows longer than this are cut whatever the cache: it bounds the ring to
-// 3 x 34 x 2064 doubles = 1.7 MiB per thread.
+// CPU tiles: 8 rows of whole k rows. Sweep 2 of a row reads its
+// coefficients one tile plane after sweep 1 did (~21 rows per tile row:
+// the 15 arrays sweep 1 reads, p's other planes, the ring, wrk2), so
+// narrower tiles keep them nearer the core, at the price of the halo rows
+// (2/8 more of sweep 1). On the 16-core Xeon (16 threads, AVX2 copy of the
+// row loop, docs/perf/himeno.md ninth session) 8 rows measured best or
+// within noise of the best of 4-32 at M and L in float and double (L float
+// 1.36x the single sweep with 8 rows, 1.29x with 16; M double 1.28x and
+// 1.23x). Whole k rows: cutting them in two was 20-30% slower (sweep 1's
+// DRAM streams restart at every tile row; 128-256-point tiles, earlier:
+// 10-40%).
+inline constexpr int kFusedTileJ = 8;
+// Rows longer than this are cut into equal tiles whatever the cache: it
+// bounds the ring to 3 x 10 x 2064 doubles = 0.5 MiB per thread.
 inline constexpr int kFusedMaxTileK = 2048;
 // Chunks along i: at least 32 planes (the two halo planes of sweep 1 cost
-// 2/32 = 6% of it), fewer, longer chunks while there are at least
-// kFusedItemsPerThread tiles per thread (load balance of the static schedule).
+// 2/32 = 6% of it); CPUs pick the count that balances the static schedule
+// (fused_cpu_segments), GPUs cut until there are kFusedItemsPerThread tiles
+// per thread.
 inline constexpr int kFusedMinPlanes = 32;
 inline constexpr int kFusedItemsPerThread = 4;
 // Plane slots of the window: a ring of three (see the top of this file).
@@ -94,67 +89,52 @@ inline constexpr int kFusedDeviceTileJ = 4;
 inline constexpr int kFusedDeviceTileK = 32;
 inline constexpr int kFusedDeviceMinPlanes = 8;
 
-// The L2 data cache of one core, in bytes (kFusedDefaultL2 where unknown).
-inline long host_l2_bytes() {
-  static const long bytes = [] {
-    long v = -1;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return v > 0 ? v : kFusedDefaultL2;
-  }();
-  return bytes;
-}
-
 // Resolved fused launch shape.
 struct FusedTiles {
   int i, j, k;  // tile extents along i (march), j and k
   int row;      // window row stride (>= k + 2)
 };
 
-// CPU tile rows along j and points along k for an L2 of l2 bytes (see
-// kFusedRowsInCache): whole rows and up to kFusedMaxTileJ rows where they fit,
-// else kFusedMinTileJ rows of rows cut into equal tiles that fit.
-struct TileJK {
-  int j, k;
-};
-inline TileJK fused_cpu_tile(long long nj, long long nk, std::size_t scalar_bytes, long l2) {
+// CPU chunks along i: the static schedule gives each thread an equal run of
+// tiles, so the pass takes ceil(tiles / threads) tiles of (planes / chunks +
+// 2 halo planes) each; the number of chunks that makes this least, chunks of
+// at least kFusedMinPlanes planes (ties: fewer chunks). Measured on the
+// 16-core Xeon: 66 tiles on 16 threads (5 for some, 4 for others) ran 20-40%
+// slower than 64.
+inline long long fused_cpu_segments(long long planes, long long per_chunk, long long threads) {
   const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
-  const double budget = kFusedL2Share * double(l2) / (kFusedRowsInCache * double(scalar_bytes));  // row points
-  long long k = cdiv(nk, cdiv(nk, kFusedMaxTileK));  // whole rows, or equal tiles of at most the maximum
-  long long j = (long long)(budget / double(cdiv(k + 2, kFusedRowAlign) * kFusedRowAlign)) - 2;
-  if (j < kFusedMinTileJ) {
-    const long long fit = std::max(16LL, (long long)(budget / (kFusedMinTileJ + 2)) - 2 - kFusedRowAlign);
-    k = cdiv(nk, cdiv(nk, fit));  // equal tiles of at most fit points
-    j = kFusedMinTileJ;
+  long long best = 1;
+  double best_cost = 0;
+  for (long long seg = 1; seg <= std::max(1LL, planes / kFusedMinPlanes); ++seg) {
+    const double cost = double(cdiv(seg * per_chunk, threads)) * double(cdiv(planes, seg) + 2);
+    if (seg == 1 || cost < best_cost) best = seg, best_cost = cost;
   }
-  return {int(std::min(nj, std::min(j, (long long)kFusedMaxTileJ))), int(k)};
+  return best;
 }
 
-// opt.tile_i/j/k override the extents (0: GPUs the defaults above, CPUs
-// fused_cpu_tile for this core's L2); the i chunk otherwise shrinks from all
-// planes until there are enough tiles per thread, but not below the minimum.
+// opt.tile_i/j/k override the extents (0: the defaults above, whole k rows
+// on CPUs); the i chunks otherwise as kFusedMinPlanes says.
 template <class ExecSpace>
-FusedTiles fused_tiles(const ExecSpace& exec, int planes, int jmax, int kmax, std::size_t scalar_bytes,
-                       const SweepOptions& opt) {
+FusedTiles fused_tiles(const ExecSpace& exec, int planes, int jmax, int kmax, const SweepOptions& opt) {
   if (opt.tile_i < 0 || opt.tile_j < 0 || opt.tile_k < 0)
     throw std::invalid_argument("tessera::himeno::sweep2: tile sizes must be positive (0 = default)");
   constexpr bool gpu = is_device_space_v<ExecSpace>;
   const long long nj = jmax - 2, nk = kmax - 2;
   const auto cdiv = [](long long a, long long b) { return (a + b - 1) / b; };
-  const TileJK def = gpu ? TileJK{kFusedDeviceTileJ, kFusedDeviceTileK}
-                         : fused_cpu_tile(nj, nk, scalar_bytes, host_l2_bytes());
+  const long long def_j = gpu ? kFusedDeviceTileJ : kFusedTileJ;
+  const long long def_k = gpu ? kFusedDeviceTileK : cdiv(nk, cdiv(nk, kFusedMaxTileK));  // equal tiles
   FusedTiles t;
-  t.j = int(std::min(nj, (long long)(opt.tile_j ? opt.tile_j : def.j)));
-  t.k = int(std::min(nk, (long long)(opt.tile_k ? opt.tile_k : def.k)));
+  t.j = int(std::min(nj, opt.tile_j ? (long long)opt.tile_j : def_j));
+  t.k = int(std::min(nk, opt.tile_k ? (long long)opt.tile_k : def_k));
   t.row = gpu ? t.k + 2 : int(cdiv(t.k + 2, kFusedRowAlign) * kFusedRowAlign);
+  const long long per_chunk = cdiv(nj, t.j) * cdiv(nk, t.k);  // tiles of one i chunk
   if (opt.tile_i) {
     t.i = std::min(planes, opt.tile_i);
+  } else if (gpu) {
+    const long long segments = cdiv((long long)kFusedItemsPerThread * exec.concurrency(), per_chunk);
+    t.i = int(std::min((long long)planes, std::max((long long)kFusedDeviceMinPlanes, cdiv(planes, segments))));
   } else {
-    const long long target = (long long)kFusedItemsPerThread * exec.concurrency();
-    const long long segments = cdiv(target, cdiv(nj, t.j) * cdiv(nk, t.k));
-    const long long min_planes = gpu ? kFusedDeviceMinPlanes : kFusedMinPlanes;
-    t.i = int(std::min((long long)planes, std::max(min_planes, cdiv(planes, segments))));
+    t.i = int(cdiv(planes, fused_cpu_segments(planes, per_chunk, exec.concurrency())));
   }
   return t;
 }
@@ -327,7 +307,7 @@ void sweep2_rows(const ExecSpace& exec, const State& s, const SweepOptions& opt,
     return;
   }
   const int jmax = s.grid.jmax, kmax = s.grid.kmax;
-  const FusedTiles t = fused_tiles(exec, r.end - r.begin, jmax, kmax, sizeof(typename State::scalar_type), opt);
+  const FusedTiles t = fused_tiles(exec, r.end - r.begin, jmax, kmax, opt);
   const int nti = (r.end - r.begin + t.i - 1) / t.i, ntj = (jmax - 2 + t.j - 1) / t.j, ntk = (kmax - 2 + t.k - 1) / t.k;
   if ((long long)nti * ntj * ntk > std::numeric_limits<int>::max())
     throw std::invalid_argument("tessera::himeno::sweep2: too many tiles; use larger tile_i, tile_j, tile_k");
