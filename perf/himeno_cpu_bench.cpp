@@ -7,7 +7,7 @@
 // interior points x sweeps / time.
 //   build/<flavour>/perf/himeno_cpu_bench [runs] [size ...] [--kokkos-threads=N]
 // (sizes: XS..XL or IxJxK; default M L). Set OMP_PROC_BIND=spread
-// OMP_PLACES=cores. Results: docs/perf/himeno.md (ninth session).
+// OMP_PLACES=cores. Results: docs/perf/himeno.md (2026-11-24).
 #include "tessera/himeno/himeno.hpp"
 #include "tessera/himeno/impl/himeno_kokkos_fused.hpp"
 

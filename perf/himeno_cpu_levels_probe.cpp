@@ -6,7 +6,7 @@
 // GB/s effective = 14 words x interior points x sweeps / time, summed over
 // threads. The ratio of a level's rate to the DRAM rate bounds what two
 // sweeps per pass can gain (the second sweep reads from that level).
-// Results: docs/perf/himeno.md (ninth session; a variant with the point in
+// Results: docs/perf/himeno.md (2026-11-24; a variant with the point in
 // two loops of fewer streams measured the same and was dropped). By hand:
 //   g++ -O3 -fopenmp [-march=...] perf/himeno_cpu_levels_probe.cpp -o levels && ./levels
 #include "himeno_cpu_probe_common.hpp"

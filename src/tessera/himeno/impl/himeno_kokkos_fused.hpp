@@ -31,7 +31,7 @@
 // On GPUs this is one thread per tile with small tiles in shared memory:
 // correct, slow (the native and teamscratch kernels are the ones there).
 //
-// What bounds it on CPUs (docs/perf/himeno.md, eighth and ninth sessions): a
+// What bounds it on CPUs (docs/perf/himeno.md, 2026-11-23 and -24): a
 // core runs sweep 1 (fed from DRAM) and sweep 2 (fed from cache) one after
 // the other, so two sweeps per pass gain about 2 / (1 + halo + r), r the
 // ratio of the loop's rate from DRAM to its rate from the level sweep 2 reads.
@@ -62,7 +62,7 @@ namespace tessera::himeno::impl {
 // the 15 arrays sweep 1 reads, p's other planes, the ring, wrk2), so
 // narrower tiles keep them nearer the core, at the price of the halo rows
 // (2/8 more of sweep 1). On the 16-core Xeon (16 threads, AVX2 copy of the
-// row loop, docs/perf/himeno.md ninth session) 8 rows measured best or
+// row loop, docs/perf/himeno.md of 2026-11-24) 8 rows measured best or
 // within noise of the best of 4-32 at M and L in float and double (L float
 // 1.36x the single sweep with 8 rows, 1.29x with 16; M double 1.28x and
 // 1.23x). Whole k rows: cutting them in two was 20-30% slower (sweep 1's

@@ -75,7 +75,7 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_chunk_body(int n, Scalar omega, const Scal
 // copy rounds alike and gives the same bits) doubles the vector; on the
 // 16-core Xeon of the GPU machine it runs the loop from L2 1.4-2x faster,
 // which is what the two-sweep kernel's second sweep reads from (AVX-512
-// measured no faster: docs/perf/himeno.md, ninth session).
+// measured no faster: docs/perf/himeno.md, "The CPU loop's rate by cache level").
 #define TESSERA_HIMENO_ROWS_COPY(isa, attr)                                                                      \
   template <class Scalar>                                                                                      \
   attr __attribute__((noinline)) void rows_chunk_##isa(                                                        \
