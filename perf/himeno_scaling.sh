@@ -2,12 +2,19 @@
 # Himeno over MPI, one rank per GPU: weak scaling (L and XL per GPU: the grid
 # grows along i, the decomposed direction) and strong scaling (XL in total),
 # float and double, halo overlap on and off. Tables on stdout, CSV per run.
-#   perf/himeno_scaling.sh TESSERA OUT_DIR
+#   perf/himeno_scaling.sh TESSERA OUT_DIR [--cpu]
+# --cpu: CPU ranks on one machine (kokkos-rows@OpenMP, the cores split
+# evenly): strong scaling of M and L over 1, 2 and 4 ranks, where the ranks
+# share one memory (weak scaling would measure that memory, not MPI).
 set -uo pipefail
 tessera=${1:?tessera binary}
 out=${2:?output directory}
-gpus=$(nvidia-smi -L | wc -l)
+mode=${3:-gpu}
+case "$mode" in gpu|--cpu) ;; *) echo "scaling: unknown mode '$mode' (--cpu or none)" >&2; exit 2 ;; esac
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 cores=$(nproc)
+variant=native-cuda
+[ "$mode" = --cpu ] && variant=kokkos-rows@OpenMP
 mpiexec=(mpiexec)
 mpiexec --version 2>&1 | grep -q "Open MPI\|OpenRTE" && mpiexec+=(--allow-run-as-root --oversubscribe --bind-to none)
 echo "[scaling] $gpus GPUs, $cores cores, $(mpiexec --version 2>&1 | head -1)"
@@ -21,7 +28,7 @@ row() {  # label ranks size precision overlap iters
   # place, and two ranks polling MPI on one core wait out scheduler slices
   # (56 ms per halo exchange instead of 0.2 ms, measured).
   env -u OMP_PLACES OMP_PROC_BIND=false OMP_NUM_THREADS=$((cores / n)) \
-    "${mpiexec[@]}" -n "$n" "$tessera" run himeno --variant native-cuda \
+    "${mpiexec[@]}" -n "$n" "$tessera" run himeno --variant "$variant" \
     --size "$size" --precision "$prec" --iters "$iters" --repeats 5 --warmup 1 --quiet --no-roofline \
     --overlap "$overlap" --csv "$base.csv" > "$base.txt" 2>&1
   local rc=$? line ex
@@ -30,6 +37,17 @@ row() {  # label ranks size precision overlap iters
   printf '%-9s %d rank(s) %-17s %-6s overlap %-3s %2d sweeps rc %d | %s | %s\n' "$label" "$n" "$size" "$prec" \
     "$overlap" "$iters" "$rc" "$line" "$ex"
 }
+if [ "$mode" = --cpu ]; then
+  for size in M L; do
+    for n in 1 2 4; do
+      for overlap in on off; do
+        [ "$n" = 1 ] && [ "$overlap" = off ] && continue
+        row strong-$size "$n" $size float "$overlap" 10
+      done
+    done
+  done
+  exit 0
+fi
 # The serial reference validates every run: XL runs do fewer sweeps.
 for prec in float double; do
   for n in 1 2 4 8; do
