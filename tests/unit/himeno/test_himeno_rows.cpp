@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
