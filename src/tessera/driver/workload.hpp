@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <variant>
@@ -146,6 +147,10 @@ class Workload {
   virtual std::vector<std::string> roofline_kernels() const { return {}; }
   // Options of the demo's small side-by-side run (`tessera demo`).
   virtual std::vector<std::string> demo_arguments() const { return {}; }
+  // `tessera tune <workload>`: measures candidates on this machine and writes
+  // what the library loads at run time. Workloads without tuning keep these.
+  virtual std::vector<OptionSpec> tune_options() const { return {}; }
+  virtual void tune(const Options& opts, Progress& progress, std::ostream& out);
 
   // The variants, declared once (lazily: the runners capture this workload).
   const VariantTable& variants() const;
