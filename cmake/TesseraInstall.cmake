@@ -9,7 +9,7 @@ install(TARGETS tessera_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The public headers: core and each workload's API, spec and portable impl.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/tessera/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera
   FILES_MATCHING PATTERN "*.hpp" PATTERN "driver" EXCLUDE
-  PATTERN "himeno_checkpoint.hpp" EXCLUDE PATTERN "himeno_workload.hpp" EXCLUDE)
+  PATTERN "workload" EXCLUDE PATTERN "himeno_checkpoint.hpp" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/src/include/tessera/config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
 

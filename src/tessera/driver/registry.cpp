@@ -1,5 +1,5 @@
 #include "tessera/driver/workload.hpp"
-#include "tessera/himeno/himeno_workload.hpp"
+#include "tessera/himeno/workload/himeno_workload.hpp"
 #include "tessera/stream/stream_workload.hpp"
 
 namespace tessera::driver {

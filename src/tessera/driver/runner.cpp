@@ -5,38 +5,42 @@
 
 #include <algorithm>
 #include <iomanip>
-#include <ostream>
 #include <set>
 #include <sstream>
 
 namespace tessera::driver {
 
-std::vector<VariantInfo> available_variants(const Workload& w) {
-  std::vector<VariantInfo> out;
-  for (const auto& v : w.variants())
-    if (platform_available(v.platform)) out.push_back(v);
+std::vector<Variant> available_variants(const Workload& w) {
+  std::vector<Variant> out;
+  for (const auto& v : w.variants().all())
+    if (v.in_build() && platform_available(v.platform)) out.push_back(v);
   return out;
 }
 
 namespace {
 
-std::vector<VariantInfo> select_variants(const Workload& w, const std::vector<std::string>& names) {
-  const auto all = w.variants();
+std::string join_names(const std::vector<Variant>& vs) {
+  std::string list;
+  for (const auto& v : vs) list += (list.empty() ? "" : ", ") + v.name;
+  return list;
+}
+
+std::vector<Variant> select_variants(const Workload& w, const std::vector<std::string>& names) {
+  const auto& table = w.variants();
   const auto here = available_variants(w);
   if (names.empty()) return here;
-  std::vector<VariantInfo> out;
+  std::vector<Variant> out;
   for (const auto& n : names) {
-    auto known = std::find_if(all.begin(), all.end(), [&](const VariantInfo& v) { return v.name == n; });
-    if (known == all.end()) {
-      std::string list;
-      for (const auto& v : all) list += (list.empty() ? "" : ", ") + v.name;
-      throw UsageError("unknown variant '" + n + "' for workload '" + w.name() + "' (known: " + list + ")");
-    }
-    auto ok = std::find_if(here.begin(), here.end(), [&](const VariantInfo& v) { return v.name == n; });
-    if (ok == here.end())
+    const Variant* known = table.find(n);
+    if (!known)
+      throw UsageError("unknown variant '" + n + "' for workload '" + w.name() + "' (known: " +
+                       join_names(table.all()) + ")");
+    if (!known->in_build())
+      throw UsageError("variant '" + n + "' is not in this build (needs " + known->needs + ")");
+    if (!platform_available(known->platform))
       throw UsageError("variant '" + n + "' needs platform '" + platform_id(known->platform) +
-                       "', which this build or machine does not have");
-    out.push_back(*ok);
+                       "', which this machine does not have");
+    out.push_back(*known);
   }
   return out;
 }
@@ -47,7 +51,7 @@ std::string gib(double bytes) {
   return s.str();
 }
 
-void check_memory(const Workload& w, const std::vector<VariantInfo>& variants) {
+void check_memory(const Workload& w, const std::vector<Variant>& variants) {
   const MemoryNeed need = w.memory_need();
   double free_host = 0, total = 0;
   platform_memory(Platform::cpu1, free_host, total);
@@ -55,7 +59,7 @@ void check_memory(const Workload& w, const std::vector<VariantInfo>& variants) {
     throw UsageError("problem needs " + gib(need.host_bytes) + " of host memory, " + gib(free_host) +
                      " available: choose a smaller size");
   const bool gpu = std::any_of(variants.begin(), variants.end(),
-                               [](const VariantInfo& v) { return v.platform == Platform::gpu; });
+                               [](const Variant& v) { return v.platform == Platform::gpu; });
   if (gpu) {
     double free_dev = 0;
     platform_memory(Platform::gpu, free_dev, total);
@@ -65,32 +69,21 @@ void check_memory(const Workload& w, const std::vector<VariantInfo>& variants) {
   }
 }
 
-// Best bandwidth of the roofline kernels per platform, over valid rows.
-std::map<std::string, double> best_bandwidth(const std::vector<Row>& rows, const std::vector<std::string>& kernels) {
-  std::map<std::string, double> best;
-  for (const auto& row : rows) {
-    if (!row.result.ran || !row.result.valid) continue;
-    if (std::find(kernels.begin(), kernels.end(), row.kernel) == kernels.end()) continue;
-    auto& b = best[platform_id(row.platform)];
-    b = std::max(b, row.gbs);
-  }
-  return best;
-}
-
-std::vector<Row> run_variants(Workload& w, const std::vector<VariantInfo>& variants, const CompareRequest& req,
-                              std::ostream& progress, const std::string& label) {
+std::vector<Row> run_variants(const std::vector<Variant>& variants, const RunSettings& settings,
+                              Progress& progress, const std::string& label) {
   std::vector<Row> rows;
   int i = 0;
   for (const auto& v : variants) {
     ++i;
-    if (req.progress)
-      progress << "[" << label << " " << i << "/" << variants.size() << "] " << v.name << " on "
-               << platform_id(v.platform) << " ..." << std::endl;
-    for (auto& k : w.run(v.name, req.settings)) {
+    progress.message("[" + label + " " + std::to_string(i) + "/" + std::to_string(variants.size()) + "] " + v.name +
+                     " on " + platform_id(v.platform) + " ...");
+    for (auto& k : v.run(settings)) {
       Row row;
       row.kernel = k.kernel;
       row.variant = v.name;
       row.platform = v.platform;
+      row.portable = v.portable;
+      row.native = v.native;
       row.result = k;
       if (k.ran && k.time.median > 0) {
         row.gbs = k.bytes / k.time.median * 1e-9;
@@ -102,56 +95,94 @@ std::vector<Row> run_variants(Workload& w, const std::vector<VariantInfo>& varia
   return rows;
 }
 
+// STREAM's own rows are its bandwidth ceilings.
+void bandwidth_from_rows(Report& r, const std::vector<std::string>& kernels) {
+  for (const auto& row : r.rows) {
+    if (!row.result.ran || !row.result.valid) continue;
+    if (std::find(kernels.begin(), kernels.end(), row.kernel) == kernels.end()) continue;
+    Ceilings& c = r.ceilings[platform_id(row.platform)];
+    if (row.kernel == "sum") c.read_gbs = std::max(c.read_gbs, row.gbs);
+    else c.copy_gbs = std::max(c.copy_gbs, row.gbs);
+  }
+}
+
+double harmonic_portability(const std::map<std::string, double>& e) {
+  if (e.empty()) return -1;
+  double s = 0;
+  for (const auto& [p, v] : e) {
+    if (!(v > 0)) return 0;
+    s += 1 / v;
+  }
+  return double(e.size()) / s;
+}
+
 }  // namespace
 
-Report run_compare(Workload& w, const CompareRequest& req, std::ostream& progress) {
+void apply_ceilings(Report& r) {
+  r.portability.clear();
+  for (auto& row : r.rows) {
+    const auto it = r.ceilings.find(platform_id(row.platform));
+    if (!row.result.ran || it == r.ceilings.end()) continue;
+    row.ceiling = row_ceiling(row.result, row.gbs, row.gflops, it->second);
+    row.roof_pct = 100 * row.ceiling.efficiency;
+  }
+  // Pennycook-Sewall-Lee: per kernel, over the platforms where portable
+  // (native) variants ran, the best valid efficiency on each.
+  for (const auto& row : r.rows) {
+    if (!row.result.ran || !(row.portable || row.native)) continue;
+    Portability& p = r.portability[row.kernel];
+    auto& e = row.portable ? p.portable_efficiency : p.native_efficiency;
+    double& best = e[platform_id(row.platform)];
+    if (row.result.valid && row.ceiling.value > 0) best = std::max(best, row.ceiling.efficiency);
+  }
+  for (auto& [kernel, p] : r.portability) {
+    p.portable = harmonic_portability(p.portable_efficiency);
+    p.native = harmonic_portability(p.native_efficiency);
+  }
+}
+
+Report run_compare(Workload& w, const CompareRequest& req, Progress& progress) {
   const auto variants = select_variants(w, req.variants);
   if (variants.empty()) throw UsageError("no variant of '" + w.name() + "' can run here");
-  if (!req.baseline.empty() && std::none_of(variants.begin(), variants.end(),
-                                            [&](const VariantInfo& v) { return v.name == req.baseline; }))
+  if (!req.baseline.empty() &&
+      std::none_of(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == req.baseline; }))
     throw UsageError("baseline variant '" + req.baseline + "' is not among the variants run");
   check_memory(w, variants);
 
   Report r;
+  r.command = req.command;
   r.workload = w.name();
   r.problem = w.problem_summary();
+  r.parameters = w.parameters();
   r.settings = req.settings;
+  r.settings.progress = &progress;
   r.seed = req.seed;
   std::set<Platform> platforms;
   for (const auto& v : variants) platforms.insert(v.platform);
   for (auto p : platforms) r.hardware[platform_id(p)] = platform_hardware(p);
 
-  w.prepare(req.seed);
-  r.rows = run_variants(w, variants, req, progress, w.name());
+  w.prepare(req.seed, progress);
+  r.rows = run_variants(variants, r.settings, progress, w.name());
 
-  if (!w.roofline_kernels().empty()) {
-    r.roofline_gbs = best_bandwidth(r.rows, w.roofline_kernels());
-    r.roofline_source = "best STREAM copy/triad in this run";
-  } else if (!req.roofline) {
-    r.roofline_source = "not measured (--no-roofline)";
+  const auto own = w.roofline_kernels();
+  if (req.ceilings == CeilingsMode::off) {
+    r.ceilings_note = "not measured (--no-roofline)";
   } else {
-    // Calibrate with STREAM on the same platforms, in the same process.
-    auto stream = make_workload("stream");
-    stream->configure(parse_options({}, stream->options(), "stream"));
-    std::vector<VariantInfo> cal;
-    for (const auto& v : available_variants(*stream))
-      if (platforms.count(v.platform)) cal.push_back(v);
-    stream->prepare(req.seed);
-    r.roofline_gbs = best_bandwidth(run_variants(*stream, cal, req, progress, "roofline"), stream->roofline_kernels());
-    r.roofline_source = "best STREAM copy/triad, " + stream->problem_summary();
-    // Under MPI the workload's rates are for all ranks together: so is its roofline.
-    if (world_size() > 1) {
-      for (auto p : platforms) {
-        const double sum = world_sum(r.roofline_gbs.count(platform_id(p)) ? r.roofline_gbs[platform_id(p)] : 0.0);
-        if (sum > 0) r.roofline_gbs[platform_id(p)] = sum;
-      }
-      r.roofline_source += ", summed over " + std::to_string(world_size()) + " MPI ranks";
+    if (own.empty()) {
+      r.ceilings = ceilings(platforms, req.ceilings, progress);
+    } else {
+      // STREAM is the bandwidth ceiling; its compute ceilings come from the cache.
+      r.ceilings = ceilings(platforms, CeilingsMode::cached, progress);
+      for (auto& [id, c] : r.ceilings) c.copy_gbs = c.read_gbs = 0;
+      bandwidth_from_rows(r, own);
+      for (auto& [id, c] : r.ceilings)
+        c.source = c.has_compute() ? "bandwidth: this run's rows; compute: " + c.source
+                                   : "bandwidth: this run's rows";
     }
+    if (r.ceilings.empty())
+      r.ceilings_note = "none cached for this host and build (--roofline measures them, --recalibrate renews them)";
   }
-  for (auto& row : r.rows) {
-    const auto it = r.roofline_gbs.find(platform_id(row.platform));
-    if (row.result.ran && it != r.roofline_gbs.end() && it->second > 0) row.roof_pct = 100.0 * row.gbs / it->second;
-  }
+  apply_ceilings(r);
 
   // Speed-up over the CPU baseline, kernel by kernel.
   auto ran = [&](const std::string& name) {
@@ -160,7 +191,7 @@ Report run_compare(Workload& w, const CompareRequest& req, std::ostream& progres
   };
   if (!req.baseline.empty()) {
     r.baseline = req.baseline;
-  } else {
+  } else if (variants.size() > 1) {
     // The multicore CPU: the fastest variant on it, else the serial reference.
     double best = 0;
     for (const auto& row : r.rows)

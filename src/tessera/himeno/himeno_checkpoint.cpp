@@ -2,7 +2,7 @@
 #include "tessera/himeno/himeno_checkpoint.hpp"
 
 #include "tessera/config.hpp"
-#include "tessera/driver/hdf5_util.hpp"
+#include "tessera/core/hdf5.hpp"
 
 #include <hdf5.h>
 #if TESSERA_HAS_MPI
@@ -46,19 +46,7 @@ int chunk_planes(std::size_t plane_bytes) {
   return int(std::max<std::size_t>(1, (std::size_t(256) << 20) / plane_bytes));
 }
 
-// Owns an hid_t and closes it with the matching H5*close.
-struct Id {
-  hid_t id = -1;
-  herr_t (*close)(hid_t) = nullptr;
-  Id(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  ~Id() {
-    if (id >= 0) close(id);
-  }
-  operator hid_t() const { return id; }
-  bool ok() const { return id >= 0; }
-};
+using Id = h5::Handle;
 
 void write_attributes(hid_t file, const CheckpointInfo& info) {
   h5::attr_string(file, "format", kFormat);
@@ -198,8 +186,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
     }
 #endif
     p.reset();
-    if (file && file->ok() && H5Fclose(file->id) < 0 && ok) ok = 0, error = "closing the file failed";
-    if (file) file->id = -1;
+    if (file && file->ok() && file->close() < 0 && ok) ok = 0, error = "closing the file failed";
   }
 #if TESSERA_HAS_MPI
   if (!parallel && rank != 0)

@@ -23,7 +23,10 @@ using driver::OptionSpec;
 using driver::Platform;
 using driver::RunSettings;
 using driver::UsageError;
-using driver::VariantInfo;
+using driver::Parameter;
+using driver::Progress;
+using driver::Runner;
+using driver::VariantTable;
 
 long long stream_size_elements(const std::string& size) {
   if (size == "S") return 1LL << 22;
@@ -59,23 +62,6 @@ class StreamWorkload final : public driver::Workload {
     return {{"size", "S|M|L|XL|N", "M", "elements per array: S 2^22, M 2^25, L 2^27, XL 2^28, or a number"},
             {"kernels", "LIST", "copy,triad,sum", "kernels to run"}};
   }
-  std::vector<VariantInfo> variants() const override {
-    std::vector<VariantInfo> v = {{"serial-reference", Platform::cpu1, "plain C++ loops, one thread"}};
-#if defined(KOKKOS_ENABLE_SERIAL)
-    v.push_back({"kokkos@Serial", Platform::cpu1, "portable Kokkos kernels, Serial backend"});
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-    v.push_back({"kokkos@OpenMP", Platform::cpu, "portable Kokkos kernels, OpenMP backend"});
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-    v.push_back({"kokkos@Cuda", Platform::gpu, "portable Kokkos kernels, Cuda backend"});
-#if TESSERA_HAS_CUDA_NATIVE
-    v.push_back({"native-cuda", Platform::gpu, "native CUDA kernels (what tessera::stream selects on Cuda)"});
-#endif
-    v.push_back({"cuda-memcpy", Platform::gpu, "vendor: cudaMemcpyAsync device to device (copy only)"});
-#endif
-    return v;
-  }
   void configure(const Options& opts) override {
     n_ = stream_size_elements(opts.get("size", "M"));
     size_name_ = opts.get("size", "M");
@@ -97,7 +83,14 @@ class StreamWorkload final : public driver::Workload {
   }
   std::vector<std::string> roofline_kernels() const override { return {"copy", "triad"}; }
 
-  void prepare(std::uint64_t seed) override {
+  std::vector<Parameter> parameters() const override {
+    std::string k;
+    for (const auto& x : kernels_) k += (k.empty() ? "" : ",") + x;
+    return {{"elements", n_}, {"size", size_name_}, {"kernels", k}, {"precision", std::string("double")}};
+  }
+  std::vector<std::string> demo_arguments() const override { return {"--size", "S", "--repeats", "5"}; }
+
+  void prepare(std::uint64_t seed, Progress&) override {
     const std::size_t n = static_cast<std::size_t>(n_);
     in_.a.assign(n, 0.0);
     in_.b.assign(n, 0.0);
@@ -120,22 +113,33 @@ class StreamWorkload final : public driver::Workload {
     in_.sum_ref = s;
   }
 
-  std::vector<KernelResult> run(const std::string& variant, const RunSettings& rs) override {
-    if (variant == "serial-reference") return run_serial(rs);
-#if defined(KOKKOS_ENABLE_SERIAL)
-    if (variant == "kokkos@Serial") return run_views<Kokkos::Serial>(rs, Portable{});
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-    if (variant == "kokkos@OpenMP") return run_views<Kokkos::OpenMP>(rs, Portable{});
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (variant == "kokkos@Cuda") return run_views<Kokkos::Cuda>(rs, Portable{});
+ protected:
+  void declare_variants(VariantTable& t) override {
+    t.add("serial-reference", Platform::cpu1, "plain C++ loops, one thread",
+          [this](const RunSettings& rs) { return run_serial(rs); });
+    t.add_portable(
+        "kokkos", "portable Kokkos kernels",
+        [this](auto tag) -> Runner {
+          using E = typename decltype(tag)::space;
+          return [this](const RunSettings& rs) { return run_views<E>(rs, Portable{}); };
+        });
+    const char* native = "native CUDA kernels (what tessera::stream selects on Cuda)";
 #if TESSERA_HAS_CUDA_NATIVE
-    if (variant == "native-cuda") return run_views<Kokkos::Cuda>(rs, PublicApi{});
+    t.add_native("native-cuda", Platform::gpu, native,
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, PublicApi{}); }, "");
+#else
+    t.add_native("native-cuda", Platform::gpu, native, {}, "a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
 #endif
-    if (variant == "cuda-memcpy") return run_views<Kokkos::Cuda>(rs, CudaMemcpy{});
+    const char* memcpy = "vendor: cudaMemcpyAsync device to device (copy only)";
+#if defined(KOKKOS_ENABLE_CUDA)
+    t.add("cuda-memcpy", Platform::gpu, memcpy,
+          [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, CudaMemcpy{}); });
+#else
+    t.add("cuda-memcpy", Platform::gpu, memcpy, {}, "Kokkos' Cuda backend");
 #endif
-    throw UsageError("stream: no variant '" + variant + "'");
+    t.set_default(Platform::gpu, TESSERA_HAS_CUDA_NATIVE ? "native-cuda" : "kokkos@Cuda");
+    t.set_default(Platform::cpu, "kokkos@OpenMP");
+    t.set_default(Platform::cpu1, "kokkos@Serial");
   }
 
  private:
@@ -183,6 +187,9 @@ class StreamWorkload final : public driver::Workload {
     if (kernel == "triad") r.bytes = 24 * n, r.flops = 2 * n, r.tolerance = 4 * kEps;
     // Sums of n positive terms in another order: rounding grows like sqrt(n).
     if (kernel == "sum") r.bytes = 8 * n, r.flops = n, r.tolerance = 8 * kEps * std::sqrt(n);
+    r.bound = driver::Bound::memory;
+    r.traffic = kernel == "sum" ? driver::Traffic::read : driver::Traffic::copy;
+    r.working_set = kernel == "copy" ? 16 * n : kernel == "triad" ? 24 * n : 8 * n;
     return r;
   }
   void check_sum(KernelResult& r, double s) const {

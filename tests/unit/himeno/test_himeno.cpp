@@ -4,7 +4,7 @@
 #include "exec_spaces.hpp"
 #include "tessera/driver/options.hpp"
 #include "tessera/himeno/himeno.hpp"
-#include "tessera/himeno/himeno_workload.hpp"
+#include "tessera/himeno/workload/himeno_workload.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
 #pragma once
-// Small HDF5 helpers shared by the result and checkpoint writers (C API:
-// every id closed on every path; errors become exceptions).
+// Small HDF5 helpers shared by the driver's result files and the library's
+// state files (C API: every id owned by a Handle, closed on every path;
+// errors become exceptions).
 #include <hdf5.h>
 
 #include <stdexcept>
@@ -8,6 +9,30 @@
 #include <vector>
 
 namespace tessera::h5 {
+
+// Owns an hid_t and closes it with the matching H5*close.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  operator hid_t() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+  // Closes now and reports failure (a file's close flushes it).
+  herr_t close() {
+    herr_t e = id_ >= 0 ? close_(id_) : 0;
+    id_ = -1;
+    return e;
+  }
+
+ private:
+  hid_t id_ = -1;
+  herr_t (*close_)(hid_t) = nullptr;
+};
 
 inline void check(herr_t e, const std::string& what) {
   if (e < 0) throw std::runtime_error("HDF5: " + what + " failed");

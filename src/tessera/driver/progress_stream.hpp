@@ -1,0 +1,28 @@
+#pragma once
+// The driver's Progress: a bar on a terminal, a line per tenth in a log.
+#include "tessera/driver/progress.hpp"
+
+#include <chrono>
+#include <ostream>
+#include <string>
+
+namespace tessera::driver {
+
+class StreamProgress final : public Progress {
+ public:
+  StreamProgress(std::ostream& out, bool terminal);
+  StreamProgress(std::ostream& out, int fd);  // a terminal when fd is one
+  void message(const std::string& text) override;
+  void update(const std::string& task, double done, double total) override;
+  void finish(const std::string& task) override;
+
+ private:
+  void end_bar();
+  std::ostream& out_;
+  bool terminal_ = false, bar_open_ = false;
+  std::string task_;
+  int decile_ = -1;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace tessera::driver
