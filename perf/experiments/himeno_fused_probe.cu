@@ -22,9 +22,9 @@
 // docs/perf/himeno.md and in the kPrefetch comment of himeno_kernels.cuh.
 // GB/s effective = 14 words x interior points x sweeps / time; blocks/SM from
 // the occupancy calculator with the carve-out the library sets.
-// Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_fused_probe
-// [I J K]; by hand: nvcc -O3 -arch=sm_90 -std=c++17 -I src -I backends/cuda
-// perf/himeno_fused_probe.cu -o probe.
+// Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON (perf/README.md):
+// build/cuda/perf/experiments/himeno_fused_probe [I J K]; by hand: nvcc -O3 -arch=sm_90
+// -std=c++17 -I src -I backends/cuda perf/experiments/himeno_fused_probe.cu -o probe.
 #include "probe_common.cuh"
 
 #include "himeno/himeno_kernels.cuh"

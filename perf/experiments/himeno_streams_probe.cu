@@ -9,8 +9,9 @@
 // placed separately (one cudaMalloc each, as Kokkos does), back to back at
 // multiples of N, or staggered by an odd number of KiB; the sweep also with
 // warps aligned to 128-byte lines (k = 0 .. 31 per warp, the edges idle).
-// Built with the cuda flavour (perf/CMakeLists.txt): build/cuda/perf/himeno_streams_probe [I J K];
-// by hand: nvcc -O3 -arch=sm_90 perf/himeno_streams_probe.cu -o probe.
+// Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON (perf/README.md):
+// build/cuda/perf/experiments/himeno_streams_probe [I J K]; by hand:
+// nvcc -O3 -arch=sm_90 perf/experiments/himeno_streams_probe.cu -o probe.
 #include "probe_common.cuh"
 
 template <class T>

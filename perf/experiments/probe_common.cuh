@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the standalone CUDA probes in perf/ (no Kokkos, no project
+// Shared by the standalone CUDA probes in perf/experiments/ (no Kokkos, no project
 // library): error check, O(1) fill, median of event-timed launches.
 #include <cuda_runtime.h>
 

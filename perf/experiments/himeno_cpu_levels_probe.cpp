@@ -8,7 +8,7 @@
 // sweeps per pass can gain (the second sweep reads from that level).
 // Results: docs/perf/himeno.md (2026-11-24; a variant with the point in
 // two loops of fewer streams measured the same and was dropped). By hand:
-//   g++ -O3 -fopenmp [-march=...] perf/himeno_cpu_levels_probe.cpp -o levels && ./levels
+//   g++ -O3 -fopenmp [-march=...] perf/experiments/himeno_cpu_levels_probe.cpp -o levels && ./levels
 #include "himeno_cpu_probe_common.hpp"
 
 #include <omp.h>

@@ -4,7 +4,7 @@
 // 4 KiB, as separate large allocations come) and with each array staggered
 // by 1088 bytes more than the previous one (17 cache lines, modulo 16 KiB).
 // Prints the best of 7 sweeps for both, as GB/s by the 14-word convention.
-// Build: g++ -O3 -fopenmp [-march=native] perf/himeno_cpu_offsets_probe.cpp -o probe; ./probe
+// Build: g++ -O3 -fopenmp [-march=native] perf/experiments/himeno_cpu_offsets_probe.cpp -o probe; ./probe
 #include <omp.h>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 # Himeno over MPI, one rank per GPU: weak scaling (L and XL per GPU: the grid
 # grows along i, the decomposed direction) and strong scaling (XL in total),
 # float and double, halo overlap on and off. Tables on stdout, CSV per run.
-#   perf/himeno_scaling.sh TESSERA OUT_DIR [--cpu]
+#   perf/scripts/himeno_scaling.sh TESSERA OUT_DIR [--cpu]
 # --cpu: CPU ranks on one machine (kokkos-rows@OpenMP, the cores split
 # evenly): strong scaling of M and L over 1, 2 and 4 ranks, where the ranks
 # share one memory (weak scaling would measure that memory, not MPI).

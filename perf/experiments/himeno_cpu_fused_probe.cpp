@@ -27,10 +27,11 @@
 // alike; median of the runs, GB/s = 14 words x interior points x sweeps /
 // time. Each fused candidate is checked against two rows sweeps first.
 // Results (16-core Xeon of the GPU machine): docs/perf/himeno.md,
-// "CPU: what bounds the 16-core Xeon" (2026-11-23). Built with every flavour (perf/CMakeLists.txt):
-// build/<flavour>/perf/himeno_cpu_fused_probe [runs] [in-cache] (in-cache:
+// "CPU: what bounds the 16-core Xeon" (2026-11-23). Built with every flavour and
+// -DTESSERA_BUILD_EXPERIMENTS=ON (perf/README.md):
+// build/<flavour>/perf/experiments/himeno_cpu_fused_probe [runs] [in-cache] (in-cache:
 // only the rows sweep on a grid in the cores' L2); by hand:
-// g++ -O3 -fopenmp perf/himeno_cpu_fused_probe.cpp -o probe.
+// g++ -O3 -fopenmp perf/experiments/himeno_cpu_fused_probe.cpp -o probe.
 #include "himeno_cpu_probe_common.hpp"
 
 #include <omp.h>

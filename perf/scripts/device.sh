@@ -4,13 +4,14 @@
 # benchmarks, and print the result tables last.
 #
 #   where there is network:  cmake/bootstrap.sh --export-sources .deps/sources
-#   on the GPU machine:      perf/device.sh [--quick | --himeno | --scaling]
+#   on the GPU machine:      perf/scripts/device.sh [--quick | --himeno | --scaling]
 #     (default: STREAM and Himeno; --himeno: Himeno and its bandwidth probe;
 #      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling)
+# perf/README.md says what each mode measures.
 # Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
 # $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 mode=${1:---all}
 case "$mode" in --all|--quick|--himeno|--scaling) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
@@ -46,13 +47,16 @@ if [ "$mode" = --quick ]; then
   exit 0
 fi
 if [ "$mode" = --scaling ]; then
-  perf/himeno_scaling.sh "$tessera" "$out" 2>&1 | tee "$out/scaling.txt"
+  perf/scripts/himeno_scaling.sh "$tessera" "$out" 2>&1 | tee "$out/scaling.txt"
   exit 0
 fi
 if [ "$mode" = --himeno ]; then
-  # The probes are built with the cuda flavour (perf/CMakeLists.txt).
-  build/cuda/perf/himeno_streams_probe | tee "$out/probe.txt" || true
-  build/cuda/perf/himeno_fused_probe | tee "$out/fused_probe.txt" || true
+  # The probes are experiments (perf/experiments), built on request only.
+  cmake -S "$root" -B build/cuda -DTESSERA_BUILD_EXPERIMENTS=ON > "$out/experiments.log" 2>&1 &&
+    cmake --build build/cuda --target himeno_streams_probe himeno_fused_probe >> "$out/experiments.log" 2>&1 ||
+    tail -n 20 "$out/experiments.log"
+  build/cuda/perf/experiments/himeno_streams_probe | tee "$out/probe.txt" || true
+  build/cuda/perf/experiments/himeno_fused_probe | tee "$out/fused_probe.txt" || true
 fi
 # Himeno: GPU variants at L and XL in float and double, then the paper-style
 # table of every variant at M (CPU columns included).

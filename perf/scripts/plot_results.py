@@ -3,7 +3,7 @@
 variant, each bar labelled with its % of the platform's measured roofline.
 Uses Debian's python3-matplotlib (no other dependency).
 
-usage: perf/plot_results.py results.csv [more.csv ...] -o chart.png [--title T]
+usage: perf/scripts/plot_results.py results.csv [more.csv ...] -o chart.png [--title T]
 """
 import argparse
 import csv
