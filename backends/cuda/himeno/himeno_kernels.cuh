@@ -254,7 +254,7 @@ __device__ __forceinline__ void segment_planes(int ni, int nz, int z, int& is, i
 // segments left most SMs idle in the last wave at L float (684 blocks on 132
 // SMs: 5.2 waves: 1.42x the single sweep against 1.52x with 3 or 6 segments);
 // longer segments were slower at XL for no reason the model sees (H100,
-// perf/himeno_fused_probe.cu, double, the register kernel: 510 planes 4227
+// perf/experiments/himeno_fused_probe.cu, double, the register kernel: 510 planes 4227
 // GB/s against 4415 for 64; the prefetching kernel: 256 planes 4176 against
 // 4670 for 64).
 constexpr int kMaxSegment = 64;
@@ -359,7 +359,7 @@ dim3 fused2_grid(const HimenoFields<T>& f, int tile_k, int slots) {
 // One block's share of jacobi_fused2: tile (bx, by) of the launch grid,
 // segment bz of nz; adds its gosa terms to g1, g2 (sweeps 1 and 2). A
 // function of its own so that a persistent kernel can take several tiles
-// (perf/himeno_fused_probe.cu, fused2_waves).
+// (perf/experiments/himeno_fused_probe.cu, fused2_waves).
 template <class T, bool kPrefetch>
 __device__ __forceinline__ void fused2_tile(const HimenoFields<T>& f, T omega, int bx, int by, int bz, int nz,
                                             double& g1, double& g2) {
@@ -437,7 +437,7 @@ __global__ void __launch_bounds__(kTbThreads, (sizeof(T) == 4 && !kPrefetch) ? 2
 // 64 x 16 tile (62 x 14 outputs, halo x1.18 instead of x1.22), 8-byte loads
 // of the 12 coefficients and the 9 p rows, k neighbours from the neighbouring
 // lanes, one 512-thread block per SM (114 registers, no spills; 115 with
-// kPrefetch). On the H100 (perf/himeno_fused_probe.cu, register versions):
+// kPrefetch). On the H100 (perf/experiments/himeno_fused_probe.cu, register versions):
 // 1.52x / 1.48x the single sweep at L / XL against 1.05x / 1.03x for the
 // one-point kernel. Double spills at 128 registers and stays one point per
 // thread.
@@ -516,7 +516,7 @@ constexpr int kK2 = 2 * kTbK, kK2Out = kK2 - 2;  // tile points along k (32 lane
 // pair loads and ten edge loads met the coefficients streaming past: ncu, XL
 // float: L1 hit rate 36% -> 7% (p no longer goes through L1), 11.1 -> 9.8
 // cycles per issued instruction, DRAM 78.5% -> 81.5% of peak (L2 at 94%).
-// H100 (perf/himeno_fused_probe.cu, GB/s effective), against p through L1 with
+// H100 (perf/experiments/himeno_fused_probe.cu, GB/s effective), against p through L1 with
 // an L1 prefetch of the next plane: L float 4821-4850 -> 4995-5084, XL float
 // 4626-4642 -> 4793-4865 (+3-5%). The same staging in the one-point double
 // kernel changed nothing (L 5085 -> 5104, XL 4682 -> 4693): dropped there.
@@ -720,7 +720,7 @@ bool pairs_fit(const HimenoFields<T>& f) {
 // resident (a cooperative launch guarantees it), take the same tile-segments
 // in the plain launch order (item = block + n x blocks), and each starts
 // wave n once all blocks have finished wave n-1 (a counter in global memory;
-// only the last wave can be partial). H100 (perf/himeno_fused_probe.cu, GB/s
+// only the last wave can be partial). H100 (perf/experiments/himeno_fused_probe.cu, GB/s
 // effective, against the same tiles started by the hardware; waves of the
 // per-tile launch in brackets): double, grids 256 .. 512 along i (L to XL):
 // 5077 -> 4895 (10: -4%), 4967 -> 4992 (16: +0.5%), 4968 -> 5084 (23:
