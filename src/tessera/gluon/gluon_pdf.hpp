@@ -1,0 +1,189 @@
+#pragma once
+// The gluon PDF and alpha_s on a grid, interpolated as LHAPDF does: cubic
+// Hermite in ln x and ln Q^2 with finite-difference slopes (one-sided at the
+// edges); alpha_s by cubic Hermite in ln Q^2 (LHAPDF's "ipol"). The grid is
+// x*g(x, Q^2) on (x knots) x (Q knots), x outer, Q inner, as in lhagrid1.
+// PdfGrid holds Views in the memory space of the execution space that uses it;
+// its functions run on the host and the device.
+#include "tessera/gluon/gluon_physics.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::gluon {
+
+// Host form of a grid (what a reader or a generator produces).
+struct PdfGridHost {
+  std::string name;
+  std::vector<double> x;       // increasing, > 0, <= 1
+  std::vector<double> q;       // GeV, increasing, > 0
+  std::vector<double> xg;      // x*g, size x.size()*q.size(), x outer
+  std::vector<double> as_q;    // alpha_s knots (GeV), increasing
+  std::vector<double> as_val;  // alpha_s values
+
+  // Refuses a malformed grid with one line.
+  void validate() const {
+    auto fail = [&](const std::string& w) { throw std::invalid_argument("PDF grid '" + name + "': " + w); };
+    if (x.size() < 4 || q.size() < 4) fail("needs at least 4 x and 4 Q knots");
+    if (xg.size() != x.size() * q.size()) fail("value count differs from (x knots) x (Q knots)");
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (!std::isfinite(x[i]) || x[i] <= 0 || x[i] > 1) fail("x knot outside (0, 1]");
+      if (i && !(x[i] > x[i - 1])) fail("x knots not strictly increasing");
+    }
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      if (!std::isfinite(q[i]) || q[i] <= 0) fail("Q knot not positive");
+      if (i && !(q[i] > q[i - 1])) fail("Q knots not strictly increasing");
+    }
+    for (double v : xg)
+      if (!std::isfinite(v)) fail("non-finite x*g value");
+    if (as_q.size() < 4 || as_q.size() != as_val.size()) fail("alpha_s needs at least 4 (Q, value) knots");
+    for (std::size_t i = 0; i < as_q.size(); ++i) {
+      if (!std::isfinite(as_q[i]) || as_q[i] <= 0 || !std::isfinite(as_val[i]) || as_val[i] <= 0)
+        fail("alpha_s knot not positive and finite");
+      if (i && !(as_q[i] > as_q[i - 1])) fail("alpha_s Q knots not strictly increasing");
+    }
+  }
+};
+
+namespace detail {
+// Cubic Hermite on [0,1] from the values and slopes (in units of the interval).
+template <class T>
+KOKKOS_INLINE_FUNCTION T hermite(T t, T f0, T f1, T d0, T d1) {
+  const T t2 = t * t, t3 = t2 * t;
+  return (T(2) * t3 - T(3) * t2 + T(1)) * f0 + (t3 - T(2) * t2 + t) * d0 + (T(-2) * t3 + T(3) * t2) * f1 +
+         (t3 - t2) * d1;
+}
+// The interval i with k[i] <= v < k[i+1], clamped to [0, nk-2].
+template <class View, class T>
+KOKKOS_INLINE_FUNCTION int locate(const View& k, int nk, T v) {
+  if (!(v >= k(0))) return 0;
+  if (v >= k(nk - 1)) return nk - 2;
+  int lo = 0, hi = nk - 1;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (k(mid) <= v) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+}  // namespace detail
+
+template <class T, class MemorySpace>
+struct PdfGrid {
+  Kokkos::View<T*, MemorySpace> lnx, lnq2, xg, as_lnq2, as_val;
+  int nx = 0, nq = 0, nas = 0;
+  T xmin = 0, q2min = 0, q2max = 0;
+
+  // Cubic Hermite along ln x at Q knot iq (slopes from neighbouring x knots).
+  KOKKOS_INLINE_FUNCTION T along_x(int ix, T tx, T hx, int iq) const {
+    auto f = [&](int i) { return xg(i * nq + iq); };
+    auto slope = [&](int i) -> T {
+      if (i == 0) return (f(1) - f(0)) / (lnx(1) - lnx(0));
+      if (i == nx - 1) return (f(nx - 1) - f(nx - 2)) / (lnx(nx - 1) - lnx(nx - 2));
+      return T(0.5) * ((f(i + 1) - f(i)) / (lnx(i + 1) - lnx(i)) + (f(i) - f(i - 1)) / (lnx(i) - lnx(i - 1)));
+    };
+    return detail::hermite(tx, f(ix), f(ix + 1), slope(ix) * hx, slope(ix + 1) * hx);
+  }
+
+  // x*g(x, Q^2): log-bicubic; x and Q^2 clamped to the grid.
+  KOKKOS_INLINE_FUNCTION T xfx(T x, T q2) const {
+    const T lx = math::log(x), lq = math::log(q2);
+    const int ix = detail::locate(lnx, nx, lx);
+    const int iq = detail::locate(lnq2, nq, lq);
+    const T hx = lnx(ix + 1) - lnx(ix), hq = lnq2(iq + 1) - lnq2(iq);
+    T tx = (lx - lnx(ix)) / hx, tq = (lq - lnq2(iq)) / hq;
+    tx = tx < T(0) ? T(0) : (tx > T(1) ? T(1) : tx);
+    tq = tq < T(0) ? T(0) : (tq > T(1) ? T(1) : tq);
+    const T f0 = along_x(ix, tx, hx, iq), f1 = along_x(ix, tx, hx, iq + 1);
+    // Q slopes from the x-interpolated values at the neighbouring Q knots.
+    T d0, d1;
+    if (iq == 0) {
+      d0 = (f1 - f0) / hq;
+    } else {
+      const T fm = along_x(ix, tx, hx, iq - 1);
+      d0 = T(0.5) * ((f1 - f0) / hq + (f0 - fm) / (lnq2(iq) - lnq2(iq - 1)));
+    }
+    if (iq + 1 == nq - 1) {
+      d1 = (f1 - f0) / hq;
+    } else {
+      const T fp = along_x(ix, tx, hx, iq + 2);
+      d1 = T(0.5) * ((fp - f1) / (lnq2(iq + 2) - lnq2(iq + 1)) + (f1 - f0) / hq);
+    }
+    return detail::hermite(tq, f0, f1, d0 * hq, d1 * hq);
+  }
+
+  // alpha_s(Q^2), cubic Hermite in ln Q^2, clamped to the knots.
+  KOKKOS_INLINE_FUNCTION T alphas(T q2) const {
+    const T lq = math::log(q2);
+    const int i = detail::locate(as_lnq2, nas, lq);
+    const T h = as_lnq2(i + 1) - as_lnq2(i);
+    T t = (lq - as_lnq2(i)) / h;
+    t = t < T(0) ? T(0) : (t > T(1) ? T(1) : t);
+    auto slope = [&](int j) -> T {
+      if (j == 0) return (as_val(1) - as_val(0)) / (as_lnq2(1) - as_lnq2(0));
+      if (j == nas - 1) return (as_val(nas - 1) - as_val(nas - 2)) / (as_lnq2(nas - 1) - as_lnq2(nas - 2));
+      return T(0.5) * ((as_val(j + 1) - as_val(j)) / (as_lnq2(j + 1) - as_lnq2(j)) +
+                       (as_val(j) - as_val(j - 1)) / (as_lnq2(j) - as_lnq2(j - 1)));
+    };
+    return detail::hermite(t, as_val(i), as_val(i + 1), slope(i) * h, slope(i + 1) * h);
+  }
+};
+
+// Copies a validated host grid to memory space M in precision T.
+template <class T, class MemorySpace>
+PdfGrid<T, MemorySpace> make_pdf_grid(const PdfGridHost& h) {
+  h.validate();
+  PdfGrid<T, MemorySpace> g;
+  g.nx = int(h.x.size());
+  g.nq = int(h.q.size());
+  g.nas = int(h.as_q.size());
+  auto fill = [](const char* label, const std::vector<double>& src, auto&& op) {
+    Kokkos::View<T*, MemorySpace> v(label, src.size());
+    auto m = Kokkos::create_mirror_view(v);
+    for (std::size_t i = 0; i < src.size(); ++i) m(i) = T(op(src[i]));
+    Kokkos::deep_copy(v, m);
+    return v;
+  };
+  auto ln = [](double v) { return std::log(v); };
+  auto ln2 = [](double v) { return 2 * std::log(v); };
+  auto id = [](double v) { return v; };
+  g.lnx = fill("gluon::lnx", h.x, ln);
+  g.lnq2 = fill("gluon::lnq2", h.q, ln2);
+  g.xg = fill("gluon::xg", h.xg, id);
+  g.as_lnq2 = fill("gluon::as_lnq2", h.as_q, ln2);
+  g.as_val = fill("gluon::as_val", h.as_val, id);
+  g.xmin = T(h.x.front());
+  g.q2min = T(h.q.front() * h.q.front());
+  g.q2max = T(h.q.back() * h.q.back());
+  return g;
+}
+
+// One-loop alpha_s with nf = 5 from alpha_s(MZ).
+inline double alphas_one_loop(double q, double as_mz, double mz = 91.188) {
+  const double b0 = (33.0 - 2.0 * 5) / (12.0 * 3.14159265358979323846);
+  return as_mz / (1.0 + as_mz * b0 * std::log(q * q / (mz * mz)));
+}
+
+// A toy gluon-only set, Q-independent: x*g = A x^-lambda (1-x)^b, on 96 x
+// knots log-spaced in [1e-7, 1) plus x = 1, and 24 Q knots in [1, 1e5] GeV;
+// alpha_s one-loop from alpha_s(MZ) on the same Q knots.
+inline PdfGridHost toy_gluon_set(double A = 1.7, double lambda = 0.2, double b = 5.0, double as_mz = 0.118) {
+  PdfGridHost h;
+  h.name = "toy-gluon";
+  const int nx = 96;
+  for (int i = 0; i < nx; ++i) h.x.push_back(std::pow(10.0, -7.0 + 7.0 * i / nx));
+  h.x.push_back(1.0);
+  const int nq = 24;
+  for (int i = 0; i < nq; ++i) h.q.push_back(std::pow(10.0, 5.0 * i / (nq - 1)));
+  for (double x : h.x)
+    for (std::size_t j = 0; j < h.q.size(); ++j) h.xg.push_back(A * std::pow(x, -lambda) * std::pow(1 - x, b));
+  h.as_q = h.q;
+  for (double q : h.q) h.as_val.push_back(alphas_one_loop(std::max(q, 5.0), as_mz));
+  return h;
+}
+
+}  // namespace tessera::gluon
