@@ -1,0 +1,103 @@
+// Native CUDA 3-D convolution: the register-blocked direct kernel. A block of
+// 32 x 4 threads computes a 32 x 32 output tile of one frame; each thread
+// holds 8 consecutive rows of one column. For each kernel plane l the block
+// stages the (32+k-1)^2 input plane in shared memory; for each kernel column m
+// a thread keeps the k taps in registers and slides down its column, so one
+// shared load feeds up to 8 FMAs. k is a template parameter (the loops unroll
+// fully); the kernel lives in constant memory (every thread of a warp reads
+// the same tap).
+#include "tessera/video/conv3d_native_cuda.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace tessera::native_cuda {
+namespace {
+
+constexpr int kMaxK = 15;
+__constant__ float c_conv3d_kf[kMaxK * kMaxK * kMaxK];
+
+constexpr int kTileX = 32, kRows = 8, kThreadsY = 4, kTileY = kRows * kThreadsY;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("conv3d native: ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <int K>
+__global__ void __launch_bounds__(kTileX * kThreadsY)
+    conv3d_register_kernel(const float* __restrict__ v, float* __restrict__ out, int H, int W, int Ho, int Wo,
+                           int shift, int nx, int ny) {
+  constexpr int EX = kTileX + K - 1, EY = kTileY + K - 1;
+  __shared__ float plane[EY][EX];
+  const int b = blockIdx.x;
+  const int x0 = (b % nx) * kTileX, y0 = ((b / nx) % ny) * kTileY, t0 = b / (nx * ny);
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileX + tx;
+  float acc[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = 0.f;
+  for (int l = 0; l < K; ++l) {
+    const float* frame = v + std::size_t(t0 + l) * H * W;
+    for (int i = tid; i < EY * EX; i += kTileX * kThreadsY) {
+      const int a = i % EX, bb = i / EX;
+      const int y = y0 + shift + bb, x = x0 + shift + a;
+      plane[bb][a] = (y >= 0 && y < H && x >= 0 && x < W) ? __ldg(frame + std::size_t(y) * W + x) : 0.f;
+    }
+    __syncthreads();
+    const float* kl = c_conv3d_kf + l * K * K;
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+      float kr[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) kr[j] = kl[j * K + m];
+#pragma unroll
+      for (int q = 0; q < K + kRows - 1; ++q) {
+        const float val = plane[ty * kRows + q][tx + m];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = q - r;
+          if (j >= 0 && j < K) acc[r] = fmaf(kr[j], val, acc[r]);
+        }
+      }
+    }
+    __syncthreads();
+  }
+  const int x = x0 + tx;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int y = y0 + ty * kRows + r;
+    if (y < Ho && x < Wo) out[(std::size_t(t0) * Ho + y) * Wo + x] = acc[r];
+  }
+}
+
+template <int K>
+void launch_register(cudaStream_t stream, const float* v, float* out, const video::impl::Conv3dGeometry& g) {
+  const int nx = (g.Wo + kTileX - 1) / kTileX, ny = (g.Ho + kTileY - 1) / kTileY;
+  const dim3 block(kTileX, kThreadsY);
+  conv3d_register_kernel<K><<<unsigned(g.To) * nx * ny, block, 0, stream>>>(v, out, g.H, g.W, g.Ho, g.Wo, g.shift,
+                                                                          nx, ny);
+  check(cudaGetLastError(), "launch");
+}
+
+}  // namespace
+
+void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
+                     const video::impl::Conv3dGeometry& g) {
+  if (g.To <= 0 || g.Ho <= 0 || g.Wo <= 0) return;
+  // Constant memory is one per device: calls with different kernels must be
+  // ordered (one stream, or synchronised streams).
+  check(cudaMemcpyToSymbolAsync(c_conv3d_kf, kf, std::size_t(g.k) * g.k * g.k * sizeof(float), 0,
+                                cudaMemcpyDeviceToDevice, stream),
+        "kernel upload");
+  switch (g.k) {
+    case 3: launch_register<3>(stream, v, out, g); break;
+    case 5: launch_register<5>(stream, v, out, g); break;
+    case 7: launch_register<7>(stream, v, out, g); break;
+    case 9: launch_register<9>(stream, v, out, g); break;
+    case 11: launch_register<11>(stream, v, out, g); break;
+    case 13: launch_register<13>(stream, v, out, g); break;
+    case 15: launch_register<15>(stream, v, out, g); break;
+    default: throw std::invalid_argument("conv3d native: k = " + std::to_string(g.k) + " is not odd 3..15");
+  }
+}
+
+}  // namespace tessera::native_cuda

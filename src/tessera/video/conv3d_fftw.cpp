@@ -1,0 +1,193 @@
+// conv3d by FFTW (float): the paper's 3-D FOURIER and HYBRID FOURIER methods.
+#include "tessera/video/conv3d_fft.hpp"
+
+#if defined(TESSERA_VIDEO_HAS_FFTW)
+#include <fftw3.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+
+namespace tessera::video {
+namespace {
+
+// FFTW's planner is not thread-safe: one lock for every plan made or freed here.
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+template <class T>
+T* fftw_alloc(std::size_t n) {
+  void* p = fftwf_malloc(n * sizeof(T));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, n * sizeof(T));
+  return static_cast<T*>(p);
+}
+
+void set_threads(int threads) {
+#if defined(TESSERA_VIDEO_FFTW_THREADS)
+  static std::once_flag once;
+  std::call_once(once, [] { fftwf_init_threads(); });
+#if defined(_OPENMP)
+  if (threads <= 0) threads = omp_get_max_threads();
+#endif
+  fftwf_plan_with_nthreads(std::max(threads, 1));
+#else
+  (void)threads;
+#endif
+}
+
+}  // namespace
+
+struct Conv3dFftw::State {
+  Conv3dFourierMethod method;
+  long long Nt = 1, Ny = 1, Nx = 1, Nxc = 1;
+  int off = 0;  // input index of output (0, 0) in y and x in the full convolution
+  float* r = nullptr;                 // real frames (input, then output)
+  std::complex<float>* c = nullptr;   // spectra of the input
+  std::complex<float>* o = nullptr;   // hybrid: spectra of the output frames
+  std::complex<float>* kh = nullptr;  // kernel spectrum (scaled by 1/N)
+  fftwf_plan fwd = nullptr, inv = nullptr;
+  std::size_t real_n = 0, spec_n = 0, out_spec_n = 0, kernel_n = 0;
+
+  ~State() {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    if (fwd) fftwf_destroy_plan(fwd);
+    if (inv) fftwf_destroy_plan(inv);
+    fftwf_free(r);
+    fftwf_free(c);
+    fftwf_free(o);
+    fftwf_free(kh);
+  }
+};
+
+Conv3dFftw::Conv3dFftw(Conv3dFourierMethod method, int T, int H, int W, int k, Conv3dPadding padding, int threads,
+                       bool measure)
+    : g_(conv3d_geometry(T, H, W, k, padding)), s_(std::make_unique<State>()) {
+  auto& s = *s_;
+  s.method = method;
+  const int c = k / 2;
+  const bool valid = padding == Conv3dPadding::valid;
+  s.off = valid ? k - 1 : c;
+  // Wrapped indices must land in the zero padding: N >= H + k/2 for same-size output.
+  s.Ny = fft_smooth_size(valid ? H : H + c);
+  s.Nx = fft_smooth_size(valid ? W : W + c);
+  s.Nxc = s.Nx / 2 + 1;
+  const std::size_t plane = std::size_t(s.Ny) * s.Nx, cplane = std::size_t(s.Ny) * s.Nxc;
+  if (method == Conv3dFourierMethod::fourier3d) {
+    s.Nt = fft_smooth_size(T);  // valid in t: indices t .. t + k - 1 never wrap
+    s.real_n = std::size_t(s.Nt) * plane;
+    s.spec_n = std::size_t(s.Nt) * cplane;
+    s.kernel_n = s.spec_n;
+  } else {
+    s.real_n = std::size_t(T) * plane;
+    s.spec_n = std::size_t(T) * cplane;
+    s.out_spec_n = std::size_t(g_.To) * cplane;
+    s.kernel_n = std::size_t(k) * cplane;
+  }
+  s.r = fftw_alloc<float>(s.real_n);
+  s.c = fftw_alloc<std::complex<float>>(s.spec_n);
+  if (s.out_spec_n) s.o = fftw_alloc<std::complex<float>>(s.out_spec_n);
+  s.kh = fftw_alloc<std::complex<float>>(s.kernel_n);
+  const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  auto* cc = reinterpret_cast<fftwf_complex*>(s.c);
+  std::lock_guard<std::mutex> lock(planner_mutex());
+  set_threads(threads);
+  if (method == Conv3dFourierMethod::fourier3d) {
+    s.fwd = fftwf_plan_dft_r2c_3d(int(s.Nt), int(s.Ny), int(s.Nx), s.r, cc, flags);
+    s.inv = fftwf_plan_dft_c2r_3d(int(s.Nt), int(s.Ny), int(s.Nx), cc, s.r, flags);
+  } else {
+    const int n[2] = {int(s.Ny), int(s.Nx)};
+    auto* oc = reinterpret_cast<fftwf_complex*>(s.o);
+    s.fwd = fftwf_plan_many_dft_r2c(2, n, T, s.r, nullptr, 1, int(plane), cc, nullptr, 1, int(cplane), flags);
+    s.inv = fftwf_plan_many_dft_c2r(2, n, g_.To, oc, nullptr, 1, int(cplane), s.r, nullptr, 1, int(plane), flags);
+  }
+  if (!s.fwd || !s.inv) throw std::runtime_error("tessera::video::Conv3dFftw: FFTW could not plan the transforms");
+  // Planning with FFTW_MEASURE overwrites the buffers.
+  std::memset(s.r, 0, s.real_n * sizeof(float));
+}
+
+Conv3dFftw::~Conv3dFftw() = default;
+
+long long Conv3dFftw::nt() const { return s_->Nt; }
+long long Conv3dFftw::ny() const { return s_->Ny; }
+long long Conv3dFftw::nx() const { return s_->Nx; }
+std::size_t Conv3dFftw::workspace_bytes() const {
+  const auto& s = *s_;
+  return s.real_n * sizeof(float) + (s.spec_n + s.out_spec_n + s.kernel_n) * sizeof(std::complex<float>);
+}
+
+void Conv3dFftw::set_kernel(const float* K) {
+  auto& s = *s_;
+  const int k = g_.k;
+  const std::size_t plane = std::size_t(s.Ny) * s.Nx, cplane = std::size_t(s.Ny) * s.Nxc;
+  // The kernel at the origin of a zero volume, transformed with the data's plan.
+  std::memset(s.r, 0, s.real_n * sizeof(float));
+  for (int l = 0; l < k; ++l)
+    for (int n = 0; n < k; ++n)
+      std::copy_n(K + (std::size_t(l) * k + n) * k, k, s.r + std::size_t(l) * plane + std::size_t(n) * s.Nx);
+  fftwf_execute(s.fwd);
+  // FFTW's inverse is unnormalised: fold 1/N into the spectrum.
+  const float scale = 1.0f / float(double(s.Nt) * s.Ny * s.Nx);
+  const std::size_t n = s.method == Conv3dFourierMethod::fourier3d ? s.spec_n : std::size_t(k) * cplane;
+  for (std::size_t i = 0; i < n; ++i) s.kh[i] = s.c[i] * scale;
+}
+
+void Conv3dFftw::execute(const float* V, float* out) {
+  auto& s = *s_;
+  const int T = g_.T, H = g_.H, W = g_.W, k = g_.k, To = g_.To, Ho = g_.Ho, Wo = g_.Wo;
+  const long long Ny = s.Ny, Nx = s.Nx;
+  const std::size_t plane = std::size_t(Ny) * Nx, cplane = std::size_t(Ny) * s.Nxc;
+  // Copy in; the padding stays zero except where the inverse wrote output last time.
+#pragma omp parallel for
+  for (long long ty = 0; ty < (long long)(s.method == Conv3dFourierMethod::fourier3d ? s.Nt : T) * Ny; ++ty) {
+    const long long t = ty / Ny, y = ty % Ny;
+    float* row = s.r + std::size_t(t) * plane + std::size_t(y) * Nx;
+    if (t < T && y < H) {
+      std::copy_n(V + (std::size_t(t) * H + y) * W, W, row);
+      std::fill(row + W, row + Nx, 0.0f);
+    } else {
+      std::fill(row, row + Nx, 0.0f);
+    }
+  }
+  fftwf_execute(s.fwd);
+  if (s.method == Conv3dFourierMethod::fourier3d) {
+    const std::complex<float>* kh = s.kh;
+    std::complex<float>* c = s.c;
+#pragma omp parallel for
+    for (long long i = 0; i < (long long)s.spec_n; ++i) c[i] *= kh[i];
+    fftwf_execute(s.inv);
+  } else {
+    // out frame t' = sum_l V frame (t' + k - 1 - l) * K frame l, per frequency.
+    const std::complex<float>* c = s.c;
+    const std::complex<float>* kh = s.kh;
+    std::complex<float>* o = s.o;
+#pragma omp parallel for
+    for (long long f = 0; f < (long long)cplane; ++f)
+      for (int t = 0; t < To; ++t) {
+        std::complex<float> acc = 0;
+        for (int l = 0; l < k; ++l) acc += c[std::size_t(t + k - 1 - l) * cplane + f] * kh[std::size_t(l) * cplane + f];
+        o[std::size_t(t) * cplane + f] = acc;
+      }
+    fftwf_execute(s.inv);
+  }
+  // Output frame t' sits at t' + k - 1 of the 3-D result, at t' of the hybrid's.
+  const int t_off = s.method == Conv3dFourierMethod::fourier3d ? k - 1 : 0;
+  const int off = s.off;
+#pragma omp parallel for
+  for (long long ty = 0; ty < (long long)To * Ho; ++ty) {
+    const long long t = ty / Ho, y = ty % Ho;
+    std::copy_n(s.r + std::size_t(t + t_off) * plane + std::size_t(y + off) * Nx + off, Wo,
+                out + (std::size_t(t) * Ho + y) * Wo);
+  }
+}
+
+}  // namespace tessera::video
+#endif

@@ -1,0 +1,75 @@
+// The host Fourier methods of conv3d (FFTW) against a double-precision loop of
+// eq. (1): k in {3, 5, 7}, same and valid padding, sizes that are not
+// 2-3-5-smooth; the plan reused with a second kernel and a second video.
+#include "tessera/core/random.hpp"
+#include "tessera/core/validate.hpp"
+#include "tessera/video/conv3d_fft.hpp"
+#include "exec_spaces.hpp"
+
+#include <string>
+#include <vector>
+
+#if defined(TESSERA_VIDEO_HAS_FFTW)
+namespace {
+
+using namespace tessera::video;
+
+std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
+  std::vector<float> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = float(tessera::random_uniform(seed, i, -1.0, 1.0));
+  return h;
+}
+
+std::vector<double> reference(const std::vector<float>& V, const std::vector<float>& K, int T, int H, int W, int k,
+                              bool valid) {
+  const int To = T - k + 1, Ho = valid ? H - k + 1 : H, Wo = valid ? W - k + 1 : W;
+  const int off = valid ? k - 1 : k / 2;
+  std::vector<double> out(std::size_t(To) * Ho * Wo, 0.0);
+  for (int t = 0; t < To; ++t)
+    for (int y = 0; y < Ho; ++y)
+      for (int x = 0; x < Wo; ++x) {
+        double s = 0;
+        for (int l = 0; l < k; ++l)
+          for (int n = 0; n < k; ++n)
+            for (int m = 0; m < k; ++m) {
+              const int tt = t + k - 1 - l, yy = y + off - n, xx = x + off - m;
+              if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
+              s += double(V[(std::size_t(tt) * H + yy) * W + xx]) * double(K[(std::size_t(l) * k + n) * k + m]);
+            }
+        out[(std::size_t(t) * Ho + y) * Wo + x] = s;
+      }
+  return out;
+}
+
+TEST(Conv3dFftw, BothMethodsMatchTheDoubleLoop) {
+  for (auto method : {Conv3dFourierMethod::fourier3d, Conv3dFourierMethod::hybrid})
+    for (int k : {3, 5, 7})
+      for (bool valid : {false, true}) {
+        const int T = k + 3, H = 23, W = 31;  // 23 + k/2 and 31 + k/2 are not all smooth
+        const auto seed = tessera::test::fresh_seed();
+        SCOPED_TRACE(std::string(method == Conv3dFourierMethod::hybrid ? "hybrid" : "3-D") + " k = " +
+                     std::to_string(k) + (valid ? " valid" : " same") + ", seed = " + std::to_string(seed));
+        Conv3dFftw plan(method, T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same, 2);
+        const auto& g = plan.geometry();
+        for (int round = 0; round < 2; ++round) {
+          const auto hv = random_vector(std::size_t(T) * H * W, seed + 2 * round);
+          const auto hk = random_vector(std::size_t(k) * k * k, seed + 2 * round + 1);
+          plan.set_kernel(hk.data());
+          std::vector<float> out(std::size_t(g.To) * g.Ho * g.Wo, -1e30f);
+          plan.execute(hv.data(), out.data());
+          const auto ref = reference(hv, hk, T, H, W, k, valid);
+          EXPECT_LE(tessera::max_relative_error(out.data(), ref.data(), out.size()), 1e-4);
+        }
+      }
+}
+
+TEST(Conv3dFftw, SmoothSizes) {
+  EXPECT_EQ(fft_smooth_size(1), 1);
+  EXPECT_EQ(fft_smooth_size(7), 8);
+  EXPECT_EQ(fft_smooth_size(567), 576);
+  EXPECT_EQ(fft_smooth_size(727), 729);
+  EXPECT_THROW(Conv3dFftw(Conv3dFourierMethod::hybrid, 4, 8, 8, 5), std::invalid_argument);
+}
+
+}  // namespace
+#endif
