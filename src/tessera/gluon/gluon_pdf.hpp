@@ -142,7 +142,7 @@ PdfGrid<T, MemorySpace> make_pdf_grid(const PdfGridHost& h) {
   g.nq = int(h.q.size());
   g.nas = int(h.as_q.size());
   auto fill = [](const char* label, const std::vector<double>& src, auto&& op) {
-    Kokkos::View<T*, MemorySpace> v(label, src.size());
+    Kokkos::View<T*, MemorySpace> v(std::string(label), src.size());
     auto m = Kokkos::create_mirror_view(v);
     for (std::size_t i = 0; i < src.size(); ++i) m(i) = T(op(src[i]));
     Kokkos::deep_copy(v, m);
@@ -168,15 +168,15 @@ inline double alphas_one_loop(double q, double as_mz, double mz = 91.188) {
   return as_mz / (1.0 + as_mz * b0 * std::log(q * q / (mz * mz)));
 }
 
-// A toy gluon-only set, Q-independent: x*g = A x^-lambda (1-x)^b, on 96 x
-// knots log-spaced in [1e-7, 1) plus x = 1, and 24 Q knots in [1, 1e5] GeV;
+// A toy gluon-only set, Q-independent: x*g = A x^-lambda (1-x)^b, on x knots
+// log-spaced in [1e-7, 0.1) (13 a decade) and linear in [0.1, 1] (step 0.025,
+// as real grids are dense at large x), and 24 Q knots in [1, 1e5] GeV;
 // alpha_s one-loop from alpha_s(MZ) on the same Q knots.
 inline PdfGridHost toy_gluon_set(double A = 1.7, double lambda = 0.2, double b = 5.0, double as_mz = 0.118) {
   PdfGridHost h;
   h.name = "toy-gluon";
-  const int nx = 96;
-  for (int i = 0; i < nx; ++i) h.x.push_back(std::pow(10.0, -7.0 + 7.0 * i / nx));
-  h.x.push_back(1.0);
+  for (int i = 0; i < 78; ++i) h.x.push_back(std::pow(10.0, -7.0 + i / 13.0));
+  for (int i = 0; i <= 36; ++i) h.x.push_back(0.1 + 0.025 * i);
   const int nq = 24;
   for (int i = 0; i < nq; ++i) h.q.push_back(std::pow(10.0, 5.0 * i / (nq - 1)));
   for (double x : h.x)

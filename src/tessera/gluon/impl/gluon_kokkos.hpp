@@ -126,7 +126,10 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
   using Member = typename Policy::member_type;
   using Scratch = BergsScratch<T, T>;
   const int n = cfg.n;
-  const int ts = team_size > 0 ? team_size : (std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value ? 1 : 32);
+  // Host backends: one thread a team (the team's levels run in sequence);
+  // GPUs: a warp a team.
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  const int ts = team_size > 0 ? team_size : (host ? 1 : 32);
   std::uint64_t L = worker_count(exec, count) / std::uint64_t(ts);
   if (L < 1) L = 1;
   if (L > count && count > 0) L = count;
