@@ -1,2 +1,5 @@
 list(APPEND TESSERA_CUDA_WORKLOAD_SOURCES ${CMAKE_CURRENT_LIST_DIR}/conv3d_native.cu)
 list(APPEND TESSERA_CUDA_WORKLOAD_SOURCES ${CMAKE_CURRENT_LIST_DIR}/pairwise_native.cu)
+list(APPEND TESSERA_CUDA_WORKLOAD_SOURCES ${CMAKE_CURRENT_LIST_DIR}/conv3d_cufft.cu)
+find_package(CUDAToolkit REQUIRED)
+target_link_libraries(tessera PUBLIC CUDA::cufft)

@@ -7,6 +7,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <memory>
+
 namespace tessera::native_cuda {
 
 // Register-blocked direct kernel: 32 x 32 output tiles of one frame, each
@@ -14,5 +17,27 @@ namespace tessera::native_cuda {
 // plane, the kernel in constant memory; one instantiation per k.
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g);
+
+// The paper's Fourier methods with cuFFT (backends/cuda/video/conv3d_cufft.cu),
+// same sizes and conventions as Conv3dFftw (conv3d_fft.hpp): hybrid = false is
+// 3-D FOURIER (one 3-D transform of the volume), true is HYBRID FOURIER (2-D
+// transforms per frame, a k-tap complex convolution along t, inverse of the
+// output frames). Plans and buffers in the constructor, the kernel spectrum in
+// set_kernel (K unflipped, k^3 floats on the device), execute queued on the
+// stream.
+class Conv3dCufft {
+ public:
+  Conv3dCufft(bool hybrid, const video::impl::Conv3dGeometry& g, cudaStream_t stream);
+  ~Conv3dCufft();
+  Conv3dCufft(const Conv3dCufft&) = delete;
+  Conv3dCufft& operator=(const Conv3dCufft&) = delete;
+  void set_kernel(const float* K);
+  void execute(const float* v, float* out);
+  std::size_t workspace_bytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace tessera::native_cuda

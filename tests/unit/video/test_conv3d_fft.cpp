@@ -1,6 +1,8 @@
 // The host Fourier methods of conv3d (FFTW) against a double-precision loop of
 // eq. (1): k in {3, 5, 7}, same and valid padding, sizes that are not
 // 2-3-5-smooth; the plan reused with a second kernel and a second video.
+// The cuFFT versions (native CUDA builds) the same way on the GPU.
+#include "tessera/config.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/core/validate.hpp"
 #include "tessera/video/conv3d_fft.hpp"
@@ -9,7 +11,10 @@
 #include <string>
 #include <vector>
 
-#if defined(TESSERA_VIDEO_HAS_FFTW)
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/video/conv3d_native_cuda.hpp"
+#endif
+
 namespace {
 
 using namespace tessera::video;
@@ -41,6 +46,7 @@ std::vector<double> reference(const std::vector<float>& V, const std::vector<flo
   return out;
 }
 
+#if defined(TESSERA_VIDEO_HAS_FFTW)
 TEST(Conv3dFftw, BothMethodsMatchTheDoubleLoop) {
   for (auto method : {Conv3dFourierMethod::fourier3d, Conv3dFourierMethod::hybrid})
     for (int k : {3, 5, 7})
@@ -71,5 +77,39 @@ TEST(Conv3dFftw, SmoothSizes) {
   EXPECT_THROW(Conv3dFftw(Conv3dFourierMethod::hybrid, 4, 8, 8, 5), std::invalid_argument);
 }
 
-}  // namespace
 #endif
+
+#if TESSERA_HAS_CUDA_NATIVE
+TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
+  if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  using Dev = Kokkos::View<float*, Kokkos::CudaSpace>;
+  using Host = Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::Cuda exec;
+  for (bool hybrid : {false, true})
+    for (int k : {3, 5, 7})
+      for (bool valid : {false, true}) {
+        const int T = k + 3, H = 23, W = 31;
+        const auto seed = tessera::test::fresh_seed();
+        SCOPED_TRACE(std::string(hybrid ? "hybrid" : "3-D") + " k = " + std::to_string(k) +
+                     (valid ? " valid" : " same") + ", seed = " + std::to_string(seed));
+        const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
+        tessera::native_cuda::Conv3dCufft plan(hybrid, g, exec.cuda_stream());
+        for (int round = 0; round < 2; ++round) {
+          auto hv = random_vector(std::size_t(T) * H * W, seed + 2 * round);
+          auto hk = random_vector(std::size_t(k) * k * k, seed + 2 * round + 1);
+          Dev v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo);
+          Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
+          Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
+          plan.set_kernel(K.data());
+          plan.execute(v.data(), out.data());
+          exec.fence();
+          std::vector<float> h(out.size());
+          Kokkos::deep_copy(Host(h.data(), h.size()), out);
+          const auto ref = reference(hv, hk, T, H, W, k, valid);
+          EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-4);
+        }
+      }
+}
+#endif
+
+}  // namespace
