@@ -16,3 +16,6 @@ if(TESSERA_FFTW_INCLUDE_DIR AND TESSERA_FFTW3F_LIBRARY)
 else()
   message(STATUS "Tessera video: FFTW float not found, the host Fourier variants are left out")
 endif()
+# The conv3d and pairwise families of the video workload (driver side).
+target_sources(tessera_driver PRIVATE ${CMAKE_CURRENT_LIST_DIR}/workload/conv3d_kernel.cpp
+                                      ${CMAKE_CURRENT_LIST_DIR}/workload/pairwise_kernel.cpp)
