@@ -1,3 +1,3 @@
-# Video part B: file I/O (library), B-spline / depth propagation / bilateral
-# (header templates in the library), and the video workload (driver).
+# Video part B: file I/O (library); B-spline, depth propagation and bilateral
+# filter are header templates of the library.
 target_sources(tessera PRIVATE ${CMAKE_CURRENT_LIST_DIR}/video_io.cpp)

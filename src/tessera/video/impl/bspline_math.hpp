@@ -1,0 +1,99 @@
+#pragma once
+// Cubic B-spline pieces shared by the portable and the native CUDA kernels:
+// the prefilter of one scanline (Unser's causal + anti-causal first-order IIR,
+// pole sqrt(3) - 2, gain 6, whole-sample symmetric boundary with the exact
+// initialisation) and the u phase weight sets of the 4-tap evaluation.
+#include <Kokkos_Macros.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::video {
+
+enum class Alignment {
+  centre,  // pixel centres coincide: x = (X + 1/2)/u - 1/2 (the default)
+  corner,  // x = X/u: output X = k*u lands on input sample k
+};
+
+inline constexpr int kMaxBsplineScale = 16;
+
+// Phase r = X mod u of an output coordinate X = q*u + r reads the taps
+// i - 1 .. i + 2 with i = q + offset[r], weighted by w[r][0..3].
+struct BsplinePhases {
+  int u = 1;
+  int offset[kMaxBsplineScale] = {};
+  float w[kMaxBsplineScale][4] = {};
+};
+
+// beta3(t) for |t| < 2.
+inline double bspline3(double t) {
+  t = std::fabs(t);
+  if (t < 1) return 2.0 / 3.0 - t * t + 0.5 * t * t * t;
+  if (t < 2) return (2 - t) * (2 - t) * (2 - t) / 6.0;
+  return 0.0;
+}
+
+inline BsplinePhases make_bspline_phases(int u, Alignment a) {
+  if (u < 1 || u > kMaxBsplineScale)
+    throw std::invalid_argument("B-spline: scale " + std::to_string(u) + " outside 1.." +
+                                std::to_string(kMaxBsplineScale));
+  BsplinePhases p;
+  p.u = u;
+  for (int r = 0; r < u; ++r) {
+    const double x = a == Alignment::centre ? (2.0 * r + 1 - u) / (2.0 * u) : double(r) / u;
+    const double i = std::floor(x), t = x - i;
+    p.offset[r] = int(i);
+    for (int k = 0; k < 4; ++k) p.w[r][k] = float(bspline3(t - (k - 1)));
+  }
+  return p;
+}
+
+// Whole-sample symmetric index (period 2n - 2): ... 2 1 | 0 1 2 .. n-1 | n-2 ...
+KOKKOS_INLINE_FUNCTION int mirror_index(int k, int n) {
+  if (n == 1) return 0;
+  const int period = 2 * n - 2;
+  k = k < 0 ? -k : k;
+  k %= period;
+  return k < n ? k : period - k;
+}
+
+// In-place prefilter of c[0], c[s], ..., c[(n-1)s] (already multiplied by
+// the gain 6 when n > 1). The causal initial value is the exact mirror sum (in double:
+// z^k underflows in float long before the far end's terms vanish).
+KOKKOS_INLINE_FUNCTION void bspline_iir_line(float* c, std::int64_t s, int n) {
+  if (n < 2) return;
+  const double z = -0.26794919243112270;  // sqrt(3) - 2
+  {
+    double zn = z, z2n = 1.0;
+    for (int k = 0; k < n - 1; ++k) z2n *= z;  // z^(n-1)
+    double sum = double(c[0]) + z2n * double(c[(n - 1) * s]);
+    z2n = z2n * z2n / z;  // z^(2n-3)
+    for (int k = 1; k <= n - 2; ++k) {
+      sum += (zn + z2n) * double(c[k * s]);
+      zn *= z;
+      z2n /= z;
+    }
+    c[0] = float(sum / (1.0 - zn * zn));
+  }
+  const float zf = float(z);
+  for (int k = 1; k < n; ++k) c[k * s] += zf * c[(k - 1) * s];
+  c[(n - 1) * s] = float((z / (z * z - 1.0)) * (z * double(c[(n - 2) * s]) + double(c[(n - 1) * s])));
+  for (int k = n - 2; k >= 0; --k) c[k * s] = zf * (c[(k + 1) * s] - c[k * s]);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T bspline_store(float v);
+template <>
+KOKKOS_INLINE_FUNCTION float bspline_store<float>(float v) {
+  return v;
+}
+template <>
+KOKKOS_INLINE_FUNCTION std::uint8_t bspline_store<std::uint8_t>(float v) {
+  // Round half up and clamp to 0..255 (NaN-free inputs).
+  const float r = v + 0.5f;
+  return r <= 0.0f ? std::uint8_t(0) : r >= 255.0f ? std::uint8_t(255) : std::uint8_t(int(r));
+}
+
+}  // namespace tessera::video

@@ -1,0 +1,61 @@
+#pragma once
+// Depth propagation (the first step of the 3-D propagation DIBR algorithm):
+// the geometry of one source pixel, shared by the portable and the native
+// CUDA kernels.
+#include <Kokkos_Macros.hpp>
+
+#include <cstdint>
+
+namespace tessera::video {
+
+// Pinhole intrinsics; pixel (x, y) has its centre at integer coordinates.
+struct Intrinsics {
+  double fx = 1, fy = 1, cx = 0, cy = 0;
+};
+
+// Source (depth) camera -> target (colour) camera: X_t = R X_s + t, both in
+// camera coordinates (z along the optical axis, depth = z).
+struct CameraRig {
+  Intrinsics source, target;
+  double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
+  double t[3] = {0, 0, 0};
+};
+
+inline constexpr std::uint32_t kDepthUnknownBits = 0x7f800000u;  // +inf: the empty z-buffer
+inline constexpr std::uint64_t kNoTarget = ~std::uint64_t(0);
+
+// Back-projects source pixel (x, y) at depth d, transforms and projects it;
+// true with the target pixel (tx, ty) (rounded to nearest) and the bits of
+// its positive float depth when it lands inside the w x h target in front of
+// the camera. Positive floats order like their bit patterns.
+KOKKOS_INLINE_FUNCTION bool dibr_project(const CameraRig& rig, int x, int y, float d, int w, int h, int& tx, int& ty,
+                                         std::uint32_t& zbits) {
+  if (!(d > 0.0f) || !(d < 3.0e38f)) return false;  // unknown, NaN or infinite depth
+  const double X = (x - rig.source.cx) / rig.source.fx * d, Y = (y - rig.source.cy) / rig.source.fy * d, Z = d;
+  const double xt = rig.R[0] * X + rig.R[1] * Y + rig.R[2] * Z + rig.t[0];
+  const double yt = rig.R[3] * X + rig.R[4] * Y + rig.R[5] * Z + rig.t[1];
+  const double zt = rig.R[6] * X + rig.R[7] * Y + rig.R[8] * Z + rig.t[2];
+  const float zf = float(zt);
+  if (!(zf > 0.0f) || !(zf < 3.0e38f)) return false;
+  const double u = rig.target.fx * xt / zt + rig.target.cx + 0.5, v = rig.target.fy * yt / zt + rig.target.cy + 0.5;
+  if (!(u >= 0.0) || !(v >= 0.0) || !(u < double(w)) || !(v < double(h))) return false;
+  tx = int(u);  // u >= 0: truncation is floor
+  ty = int(v);
+  union {
+    float f;
+    std::uint32_t u;
+  } bits{zf};
+  zbits = bits.u;
+  return true;
+}
+
+KOKKOS_INLINE_FUNCTION float depth_from_bits(std::uint32_t b) {
+  if (b == kDepthUnknownBits) return 0.0f;
+  union {
+    std::uint32_t u;
+    float f;
+  } bits{b};
+  return bits.f;
+}
+
+}  // namespace tessera::video
