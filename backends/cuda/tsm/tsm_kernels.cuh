@@ -1,0 +1,284 @@
+#pragma once
+// Native CUDA tall-skinny kernels (Ernst, Hager, Thies, Wellein), templated on
+// the scalar and the register tile only: M and N are run-time values with
+// guards, so a handful of instantiations covers every shape 1..64.
+//
+// TSMTTSM (§3): each thread owns a TM x TN tile of C with the transposed
+// mapping (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT, so neighbouring
+// threads load neighbouring columns); a block holds G = 256 / tiles row
+// groups; the K loop is a grid-stride loop with leap-frog prefetch (the next
+// row's loads are issued before the current row's FMAs, §3.1). Reduction
+// (§3.2): thread tiles are summed in shared memory (shared atomics when
+// G > 1), then one global atomic per element of C per block. beta is applied
+// by a separate kernel first, so beta = 0 never reads C.
+// TSMM (§4): alpha C in shared memory (§4.2), tpr threads per row each
+// computing NPT interleaved outputs, UNROLL rows per iteration reusing each
+// shared load of C.
+#include "tessera/tsm/tsm_native_cuda.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::native_cuda::tsm_detail {
+
+using Index = std::int64_t;
+constexpr int kBlock = 256;
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("tessera::tsm native: ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <bool Conj>
+__device__ __forceinline__ double conj_if(double x) { return x; }
+template <bool Conj>
+__device__ __forceinline__ zcomplex conj_if(const zcomplex& x) {
+  if constexpr (Conj) return zcomplex(x.real(), -x.imag());
+  else return x;
+}
+
+__device__ __forceinline__ void atomic_acc(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_acc(zcomplex* p, const zcomplex& v) {
+  double* d = reinterpret_cast<double*>(p);
+  atomicAdd(d, v.real());
+  atomicAdd(d + 1, v.imag());
+}
+
+template <class T>
+__device__ __forceinline__ bool is_zero(const T& x) { return x == T(0); }
+
+// X = beta X on a strided small matrix (beta = 0: zeros, X not read).
+template <class T>
+__global__ void scale_small(T* x, int rows, int cols, Index ldr, Index ldc, T beta) {
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= rows * cols) return;
+  T* p = x + Index(e / cols) * ldr + Index(e % cols) * ldc;
+  *p = is_zero(beta) ? T(0) : beta * *p;
+}
+
+// X = beta X on a row-major tall matrix (grid-stride).
+template <class T>
+__global__ void scale_tall(T* x, Index K, int N, Index ld, T beta) {
+  const Index total = K * N;
+  for (Index e = Index(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += Index(gridDim.x) * blockDim.x) {
+    T* p = x + (e / N) * ld + e % N;
+    *p = is_zero(beta) ? T(0) : beta * *p;
+  }
+}
+
+struct TsmttsmShape {
+  int M, N, MT, NT, tiles, groups;
+  Index K;
+};
+
+template <class T, bool Conj, int TM, int TN>
+__global__ void __launch_bounds__(kBlock) tsmttsm_kernel(TsmttsmShape s, const T* __restrict__ A, Index lda,
+                                                         const T* __restrict__ B, Index ldb, T* C, Index ldcr,
+                                                         Index ldcc, T alpha) {
+  extern __shared__ double smem_raw[];
+  T* part = reinterpret_cast<T*>(smem_raw);
+  const int tid = threadIdx.x;
+  const int tile = tid % s.tiles, g = tid / s.tiles;
+  const int mi = tile / s.NT, ni = tile % s.NT;
+  const bool active = g < s.groups;
+  const int MN = s.M * s.N;
+  if (s.groups > 1) {
+    for (int e = tid; e < MN; e += blockDim.x) part[e] = T(0);
+    __syncthreads();
+  }
+
+  T acc[TM][TN];
+#pragma unroll
+  for (int tm = 0; tm < TM; ++tm)
+#pragma unroll
+    for (int tn = 0; tn < TN; ++tn) acc[tm][tn] = T(0);
+
+  const Index step = Index(gridDim.x) * s.groups;
+  Index k = Index(blockIdx.x) * s.groups + g;
+  if (active && k < s.K) {
+    T a[TM], b[TN];
+    auto load = [&](Index r, T(&x)[TM], T(&y)[TN]) {
+      const T* ar = A + r * lda;
+      const T* br = B + r * ldb;
+#pragma unroll
+      for (int tm = 0; tm < TM; ++tm) {
+        const int m = mi + tm * s.MT;
+        x[tm] = (TM == 1 || m < s.M) ? conj_if<Conj>(ar[m]) : T(0);
+      }
+#pragma unroll
+      for (int tn = 0; tn < TN; ++tn) {
+        const int n = ni + tn * s.NT;
+        y[tn] = (TN == 1 || n < s.N) ? br[n] : T(0);
+      }
+    };
+    load(k, a, b);
+    while (true) {
+      const Index kn = k + step;
+      T an[TM], bn[TN];
+      const bool more = kn < s.K;
+      if (more) load(kn, an, bn);  // leap-frog: next row in flight during this row's FMAs
+#pragma unroll
+      for (int tm = 0; tm < TM; ++tm)
+#pragma unroll
+        for (int tn = 0; tn < TN; ++tn) acc[tm][tn] += a[tm] * b[tn];
+      if (!more) break;
+#pragma unroll
+      for (int tm = 0; tm < TM; ++tm) a[tm] = an[tm];
+#pragma unroll
+      for (int tn = 0; tn < TN; ++tn) b[tn] = bn[tn];
+      k = kn;
+    }
+  }
+
+  if (s.groups == 1) {
+    // One thread per tile: its partial goes straight to C, one atomic per element.
+    if (active)
+#pragma unroll
+      for (int tm = 0; tm < TM; ++tm)
+#pragma unroll
+        for (int tn = 0; tn < TN; ++tn) {
+          const int m = mi + tm * s.MT, n = ni + tn * s.NT;
+          if (m < s.M && n < s.N) atomic_acc(C + m * ldcr + n * ldcc, alpha * acc[tm][tn]);
+        }
+    return;
+  }
+  if (active)
+#pragma unroll
+    for (int tm = 0; tm < TM; ++tm)
+#pragma unroll
+      for (int tn = 0; tn < TN; ++tn) {
+        const int m = mi + tm * s.MT, n = ni + tn * s.NT;
+        if (m < s.M && n < s.N) atomic_acc(part + m * s.N + n, acc[tm][tn]);
+      }
+  __syncthreads();
+  for (int e = tid; e < MN; e += blockDim.x) atomic_acc(C + (e / s.N) * ldcr + (e % s.N) * ldcc, alpha * part[e]);
+}
+
+inline int sm_count() {
+  int dev = 0, n = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  return n;
+}
+
+template <class Kernel>
+void allow_smem(Kernel k, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    check(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), "cudaFuncSetAttribute");
+}
+
+template <class T>
+void scale_c(cudaStream_t stream, T* C, int M, int N, Index ldcr, Index ldcc, T beta) {
+  if (beta == T(1)) return;
+  scale_small<T><<<(M * N + kBlock - 1) / kBlock, kBlock, 0, stream>>>(C, M, N, ldcr, ldcc, beta);
+  check(cudaGetLastError(), "scale launch");
+}
+
+template <class T, bool Conj, int TM, int TN>
+void launch_tsmttsm(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B, Index ldb,
+                    T* C, Index ldcr, Index ldcc) {
+  TsmttsmShape s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.MT = (M + TM - 1) / TM;
+  s.NT = (N + TN - 1) / TN;
+  s.tiles = s.MT * s.NT;
+  if (s.tiles > kBlock) throw std::logic_error("tessera::tsm native: tile too small for this shape");
+  s.groups = kBlock / s.tiles;
+  const int threads = std::min(kBlock, (s.groups * s.tiles + 31) / 32 * 32);
+  const std::size_t smem = s.groups > 1 ? std::size_t(M) * N * sizeof(T) : 0;
+  auto kernel = tsmttsm_kernel<T, Conj, TM, TN>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  // Enough blocks to fill the GPU, fewer when K is small (each thread gets at least 4 rows).
+  const Index want = (K + Index(s.groups) * 4 - 1) / (Index(s.groups) * 4);
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+  check(cudaGetLastError(), "tsmttsm launch");
+}
+
+template <class T, int NPT, int UNROLL>
+__global__ void __launch_bounds__(kBlock) tsmm_kernel(int M, int N, Index K, int tpr, int groups,
+                                                      const T* __restrict__ A, Index lda, const T* __restrict__ C,
+                                                      Index ldcr, Index ldcc, T alpha, T beta, T* B, Index ldb) {
+  extern __shared__ double smem_raw[];
+  T* c = reinterpret_cast<T*>(smem_raw);
+  const int tid = threadIdx.x;
+  for (int e = tid; e < M * N; e += blockDim.x) c[e] = alpha * C[(e / N) * ldcr + (e % N) * ldcc];
+  __syncthreads();
+  const int lane = tid % tpr, g = tid / tpr;
+  if (g >= groups) return;
+  const Index step = Index(gridDim.x) * groups * UNROLL;
+  for (Index k0 = (Index(blockIdx.x) * groups + g) * UNROLL; k0 < K; k0 += step) {
+    T acc[UNROLL][NPT];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+      for (int j = 0; j < NPT; ++j) acc[u][j] = T(0);
+    for (int m = 0; m < M; ++m) {
+      T a[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) a[u] = k0 + u < K ? A[(k0 + u) * lda + m] : T(0);
+#pragma unroll
+      for (int j = 0; j < NPT; ++j) {
+        const int n = lane + j * tpr;
+        const T cv = n < N ? c[m * N + n] : T(0);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) acc[u][j] += a[u] * cv;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (k0 + u >= K) break;
+      T* row = B + (k0 + u) * ldb;
+#pragma unroll
+      for (int j = 0; j < NPT; ++j) {
+        const int n = lane + j * tpr;
+        if (n < N) row[n] = is_zero(beta) ? acc[u][j] : acc[u][j] + beta * row[n];
+      }
+    }
+  }
+}
+
+template <class T, int NPT, int UNROLL>
+void launch_tsmm(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* C, Index ldcr,
+                 Index ldcc, T beta, T* B, Index ldb) {
+  const int tpr = (N + NPT - 1) / NPT;
+  const int groups = kBlock / tpr;
+  const int threads = std::min(kBlock, (groups * tpr + 31) / 32 * 32);
+  const std::size_t smem = std::size_t(M) * N * sizeof(T);
+  auto kernel = tsmm_kernel<T, NPT, UNROLL>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index rows_per_block = Index(groups) * UNROLL;
+  const Index want = (K + rows_per_block - 1) / rows_per_block;
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, tpr, groups, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb);
+  check(cudaGetLastError(), "tsmm launch");
+}
+
+template <class T>
+void scale_b(cudaStream_t stream, T* B, int N, Index K, Index ldb, T beta) {
+  if (beta == T(1) || K == 0) return;
+  const Index blocks = std::min<Index>((K * N + kBlock - 1) / kBlock, Index(sm_count()) * 8);
+  scale_tall<T><<<unsigned(blocks), kBlock, 0, stream>>>(B, K, N, ldb, beta);
+  check(cudaGetLastError(), "scale launch");
+}
+
+// The shipped configuration table (chosen from the paper's tile study and
+// the register model 2(TM TN + 2(TM + TN) + 8) <= 255, §5.2): the square tile
+// side of TSMTTSM by the larger of M, N, and TSMM's outputs per thread by N.
+inline int tsmttsm_tile(bool complex, int M, int N) {
+  const int d = std::max(M, N);
+  if (d <= 2) return 1;
+  if (d <= 8) return 2;
+  if (complex || d <= 32) return 4;
+  return 8;
+}
+inline int tsmm_outputs(int N) { return N <= 8 ? 1 : (N <= 32 ? 2 : 4); }
+
+}  // namespace tessera::native_cuda::tsm_detail

@@ -1,0 +1,43 @@
+// Native TSMM, double and complex: 1, 2 or 4 outputs per thread, two rows per iteration.
+#include "tsm/tsm_kernels.cuh"
+
+namespace tessera::native_cuda {
+
+namespace {
+template <class T>
+void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A, std::int64_t lda, const T* C,
+         std::int64_t ldcr, std::int64_t ldcc, T beta, T* B, std::int64_t ldb) {
+  using namespace tsm_detail;
+  if (K == 0) return;
+  if (alpha == T(0)) {
+    scale_b(stream, B, N, K, ldb, beta);
+    return;
+  }
+  switch (tsmm_outputs(N)) {
+    case 1: launch_tsmm<T, 1, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
+    case 2: launch_tsmm<T, 2, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
+    default: launch_tsmm<T, 4, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
+  }
+}
+}  // namespace
+
+void tsm_tsmm(cudaStream_t stream, int M, int N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
+              const double* C, std::int64_t ldcr, std::int64_t ldcc, double beta, double* B, std::int64_t ldb) {
+  run(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+}
+void tsm_tsmm(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha, const zcomplex* A,
+              std::int64_t lda, const zcomplex* C, std::int64_t ldcr, std::int64_t ldcc, zcomplex beta,
+              zcomplex* B, std::int64_t ldb) {
+  run(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+}
+
+std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
+  using namespace tsm_detail;
+  if (tsmttsm) {
+    const int t = tsmttsm_tile(complex, M, N);
+    return "tsmttsm tile " + std::to_string(t) + "x" + std::to_string(t) + ", leap-frog, shared-memory block sum";
+  }
+  return "tsmm " + std::to_string(tsmm_outputs(N)) + " outputs per thread, 2 rows unrolled, C in shared memory";
+}
+
+}  // namespace tessera::native_cuda

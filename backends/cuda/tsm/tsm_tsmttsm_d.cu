@@ -1,0 +1,20 @@
+// Native TSMTTSM, double: the shipped square tiles 1, 2, 4, 8.
+#include "tsm/tsm_kernels.cuh"
+
+namespace tessera::native_cuda {
+
+void tsm_tsmttsm(cudaStream_t stream, bool, int M, int N, std::int64_t K, double alpha, const double* A,
+                 std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldcr,
+                 std::int64_t ldcc) {
+  using namespace tsm_detail;
+  scale_c(stream, C, M, N, ldcr, ldcc, beta);
+  if (K == 0 || alpha == 0.0) return;
+  switch (tsmttsm_tile(false, M, N)) {
+    case 1: launch_tsmttsm<double, false, 1, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
+    case 2: launch_tsmttsm<double, false, 2, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
+    case 4: launch_tsmttsm<double, false, 4, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
+    default: launch_tsmttsm<double, false, 8, 8>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
+  }
+}
+
+}  // namespace tessera::native_cuda

@@ -1,0 +1,366 @@
+#pragma once
+// Portable tall-skinny GEMM kernels (Ernst, Hager, Thies, Wellein): one Kokkos
+// source for every backend. Sizes M, N are run-time values (1..64); only the
+// register tile TM x TN is fixed, so each (scalar, layout) combination is one
+// instantiation, not one per shape.
+//
+// TSMTTSM  C = alpha op(A)^T B + beta C  (A K x M, B K x N, C M x N):
+//   the K loop is a grid-stride loop over blocks of rows, the league sized to
+//   the machine's concurrency; each thread keeps a TM x TN tile of C in
+//   registers with the paper's transposed (interleaved) mapping, so threads
+//   next to each other read neighbouring columns; rows are processed two at
+//   a time (two rows' loads in flight before the first FMA). Thread partials
+//   are summed in team scratch, then each team adds its partial to C with
+//   one atomic per element. beta is applied first by a separate kernel, so
+//   beta = 0 never reads C.
+// TSMM  B = alpha A C + beta B  (A K x M, C M x N, B K x N):
+//   alpha C is staged in team scratch; a group of threads per row computes
+//   interleaved outputs of that row, two rows at a time.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tessera::tsm::impl {
+
+using Index = std::int64_t;
+
+inline constexpr int kTileM = 4;  // register tile of TSMTTSM: 16 accumulators
+inline constexpr int kTileN = 4;
+inline constexpr int kTsmmOut = 4;  // outputs per thread and row chunk in TSMM
+
+template <bool Conj>
+KOKKOS_INLINE_FUNCTION double conj_if(double x) {
+  return x;
+}
+template <bool Conj>
+KOKKOS_INLINE_FUNCTION Kokkos::complex<double> conj_if(const Kokkos::complex<double>& x) {
+  if constexpr (Conj)
+    return Kokkos::complex<double>(x.real(), -x.imag());
+  else
+    return x;
+}
+
+// Atomic x += v; a complex value as two independent double atomics (the sum
+// is componentwise, and double atomics are native on every backend).
+KOKKOS_INLINE_FUNCTION void atomic_accumulate(double* x, double v) { Kokkos::atomic_add(x, v); }
+KOKKOS_INLINE_FUNCTION void atomic_accumulate(Kokkos::complex<double>* x, const Kokkos::complex<double>& v) {
+  double* p = reinterpret_cast<double*>(x);
+  Kokkos::atomic_add(p, v.real());
+  Kokkos::atomic_add(p + 1, v.imag());
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION bool is_zero(const T& x) {
+  return x == T(0);
+}
+
+// X = beta X (beta = 0: X = 0, X never read). Any rank-2 View.
+template <class View>
+struct ScaleMatrix {
+  using T = typename View::non_const_value_type;
+  View x;
+  T beta;
+  Index cols;
+  KOKKOS_INLINE_FUNCTION void operator()(Index e) const {
+    const Index i = e / cols, j = e % cols;
+    if (is_zero(beta))
+      x(i, j) = T(0);
+    else
+      x(i, j) = beta * x(i, j);
+  }
+};
+
+template <class ExecSpace, class View>
+void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const_value_type beta) {
+  const Index rows = Index(x.extent(0)), cols = Index(x.extent(1));
+  if (rows * cols == 0) return;
+  if (beta == typename View::non_const_value_type(1)) return;
+  Kokkos::parallel_for("tessera::tsm::scale",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Index>>(exec, 0, rows * cols),
+                       ScaleMatrix<View>{x, beta, cols});
+}
+
+// Launch shape shared by the host and the functors.
+struct TsmttsmShape {
+  int M, N;
+  int MT, NT;  // tiles along M and N (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT)
+  int tiles;   // MT NT
+  int groups;  // row groups per team (team size / tiles when that is >= 1)
+  int passes;  // tiles per thread (> 1 only when the team is smaller than the tile count)
+  Index K, block_rows, blocks;
+};
+
+template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj>
+struct TsmttsmTeam {
+  using T = typename ViewC::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  ViewA A;
+  ViewB B;
+  ViewC C;
+  T alpha;
+  TsmttsmShape s;
+  int scratch_level;
+
+  KOKKOS_INLINE_FUNCTION void load(Index k, int mi, int ni, T (&a)[kTileM], T (&b)[kTileN]) const {
+    for (int tm = 0; tm < kTileM; ++tm) {
+      const int m = mi + tm * s.MT;
+      a[tm] = m < s.M ? conj_if<Conj>(A(k, m)) : T(0);
+    }
+    for (int tn = 0; tn < kTileN; ++tn) {
+      const int n = ni + tn * s.NT;
+      b[tn] = n < s.N ? B(k, n) : T(0);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static void fma(T (&acc)[kTileM][kTileN], const T (&a)[kTileM], const T (&b)[kTileN]) {
+    for (int tm = 0; tm < kTileM; ++tm)
+      for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] += a[tm] * b[tn];
+  }
+
+  // acc += rows k0, k0 + step, ... < k1 of the tile (mi, ni); two rows in flight.
+  KOKKOS_INLINE_FUNCTION void rows(T (&acc)[kTileM][kTileN], int mi, int ni, Index k0, Index k1, Index step) const {
+    Index k = k0;
+    for (; k + step < k1; k += 2 * step) {
+      T a0[kTileM], b0[kTileN], a1[kTileM], b1[kTileN];
+      load(k, mi, ni, a0, b0);
+      load(k + step, mi, ni, a1, b1);
+      fma(acc, a0, b0);
+      fma(acc, a1, b1);
+    }
+    if (k < k1) {
+      T a0[kTileM], b0[kTileN];
+      load(k, mi, ni, a0, b0);
+      fma(acc, a0, b0);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    const int MN = s.M * s.N;
+    Scratch part(team.team_scratch(scratch_level), MN);
+    for (int e = r; e < MN; e += ts) part(e) = T(0);
+    team.team_barrier();
+
+    if (s.passes == 1) {
+      // One tile per thread, kept in registers over all of the team's rows.
+      const int tile = r % s.tiles, g = r / s.tiles;
+      const int mi = tile / s.NT, ni = tile % s.NT;
+      if (g < s.groups) {
+        T acc[kTileM][kTileN];
+        for (int tm = 0; tm < kTileM; ++tm)
+          for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] = T(0);
+        for (Index b = l; b < s.blocks; b += L) {
+          const Index k1 = (b + 1) * s.block_rows < s.K ? (b + 1) * s.block_rows : s.K;
+          rows(acc, mi, ni, b * s.block_rows + g, k1, s.groups);
+        }
+        for (int tm = 0; tm < kTileM; ++tm)
+          for (int tn = 0; tn < kTileN; ++tn) {
+            const int m = mi + tm * s.MT, n = ni + tn * s.NT;
+            if (m < s.M && n < s.N) {
+              if (s.groups == 1)
+                part(m * s.N + n) = acc[tm][tn];
+              else
+                atomic_accumulate(&part(m * s.N + n), acc[tm][tn]);
+            }
+          }
+      }
+    } else {
+      // Fewer threads than tiles (host teams of one): each thread owns
+      // several tiles; their partials live in scratch between row blocks.
+      for (Index b = l; b < s.blocks; b += L) {
+        const Index k0 = b * s.block_rows;
+        const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
+        for (int p = 0; p < s.passes; ++p) {
+          const int tile = r + p * ts;
+          if (tile >= s.tiles) break;
+          const int mi = tile / s.NT, ni = tile % s.NT;
+          T acc[kTileM][kTileN];
+          for (int tm = 0; tm < kTileM; ++tm)
+            for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] = T(0);
+          rows(acc, mi, ni, k0, k1, 1);
+          for (int tm = 0; tm < kTileM; ++tm)
+            for (int tn = 0; tn < kTileN; ++tn) {
+              const int m = mi + tm * s.MT, n = ni + tn * s.NT;
+              if (m < s.M && n < s.N) part(m * s.N + n) += acc[tm][tn];
+            }
+        }
+      }
+    }
+    team.team_barrier();
+    // One atomic per element of C per team.
+    if (l < s.blocks)
+      for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
+  }
+};
+
+template <class ExecSpace>
+inline constexpr bool is_gpu_space_v =
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::is_same_v<ExecSpace, Kokkos::Cuda> ||
+#endif
+    false;
+
+template <class ExecSpace>
+int scratch_level_for(std::size_t bytes) {
+  return bytes <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+}
+
+// C = alpha op(A)^T B + beta C, op = conjugate when conj. Extents checked by the caller.
+template <class ExecSpace, class ViewA, class ViewB, class ViewC>
+void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_value_type alpha,
+                    const ViewA& A, const ViewB& B, typename ViewC::non_const_value_type beta, const ViewC& C) {
+  using T = typename ViewC::non_const_value_type;
+  scale_matrix(exec, C, beta);
+  const Index K = Index(A.extent(0));
+  if (K == 0 || is_zero(alpha)) return;
+
+  TsmttsmShape s;
+  s.M = int(A.extent(1));
+  s.N = int(B.extent(1));
+  s.K = K;
+  s.MT = (s.M + kTileM - 1) / kTileM;
+  s.NT = (s.N + kTileN - 1) / kTileN;
+  s.tiles = s.MT * s.NT;
+  int team = 1;
+  if constexpr (is_gpu_space_v<ExecSpace>) {
+    team = 256;  // >= the largest tile count (16 x 16 at M = N = 64)
+    s.groups = team / s.tiles;
+    s.passes = 1;
+    s.block_rows = 4 * Index(s.groups);  // each row group takes four rows of a block
+  } else {
+    s.groups = 1;
+    s.passes = s.tiles;
+    s.block_rows = 16;  // a block's rows stay in L1 over the thread's tile passes
+  }
+  s.blocks = (K + s.block_rows - 1) / s.block_rows;
+  const Index slots = Index(exec.concurrency()) / team;
+  const Index league = s.blocks < slots ? s.blocks : (slots > 0 ? slots : 1);
+
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
+  const int level = scratch_level_for<ExecSpace>(bytes);
+  auto launch = [&](auto functor) {
+    Kokkos::parallel_for("tessera::tsm::tsmttsm", Kokkos::TeamPolicy<ExecSpace>(exec, int(league), team)
+                                                       .set_scratch_size(level, Kokkos::PerTeam(bytes)),
+                         functor);
+  };
+  if constexpr (std::is_same_v<T, double>) {
+    (void)conj;
+    launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level});
+  } else {
+    if (conj)
+      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, true>{A, B, C, alpha, s, level});
+    else
+      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level});
+  }
+}
+
+struct TsmmShape {
+  int M, N;
+  int tpr;     // threads per row
+  int groups;  // rows groups per team
+  int chunks;  // output chunks of kTsmmOut tpr columns each thread walks through
+  Index K;
+};
+
+template <class ExecSpace, class ViewA, class ViewC, class ViewB>
+struct TsmmTeam {
+  using T = typename ViewB::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  ViewA A;
+  ViewC C;
+  ViewB B;
+  T alpha, beta;
+  TsmmShape s;
+  int scratch_level;
+
+  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const {
+    if (is_zero(beta))
+      B(k, n) = v;
+    else
+      B(k, n) = v + beta * B(k, n);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    const int MN = s.M * s.N;
+    Scratch c(team.team_scratch(scratch_level), MN);
+    for (int e = r; e < MN; e += ts) c(e) = alpha * C(e / s.N, e % s.N);
+    team.team_barrier();
+    const int lane = r % s.tpr, g = r / s.tpr;
+    if (g >= s.groups) return;
+    const Index step = 2 * L * s.groups;
+    for (Index k = 2 * (l * s.groups + g); k < s.K; k += step) {
+      const bool two = k + 1 < s.K;
+      for (int ch = 0; ch < s.chunks; ++ch) {
+        T acc0[kTsmmOut], acc1[kTsmmOut];
+        int n[kTsmmOut];
+        for (int j = 0; j < kTsmmOut; ++j) {
+          acc0[j] = acc1[j] = T(0);
+          n[j] = lane + (ch * kTsmmOut + j) * s.tpr;  // interleaved: neighbouring lanes, neighbouring columns
+        }
+        for (int m = 0; m < s.M; ++m) {
+          const T a0 = A(k, m);
+          const T a1 = two ? A(k + 1, m) : T(0);
+          for (int j = 0; j < kTsmmOut; ++j) {
+            const T cv = n[j] < s.N ? c(m * s.N + n[j]) : T(0);
+            acc0[j] += a0 * cv;
+            acc1[j] += a1 * cv;
+          }
+        }
+        for (int j = 0; j < kTsmmOut; ++j)
+          if (n[j] < s.N) {
+            store(k, n[j], acc0[j]);
+            if (two) store(k + 1, n[j], acc1[j]);
+          }
+      }
+    }
+  }
+};
+
+// B = alpha A C + beta B. Extents checked by the caller.
+template <class ExecSpace, class ViewA, class ViewC, class ViewB>
+void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
+                 typename ViewB::non_const_value_type beta, const ViewB& B) {
+  using T = typename ViewB::non_const_value_type;
+  const Index K = Index(B.extent(0));
+  if (K == 0) return;
+  if (is_zero(alpha)) {
+    scale_matrix(exec, B, beta);
+    return;
+  }
+  TsmmShape s;
+  s.M = int(A.extent(1));
+  s.N = int(B.extent(1));
+  s.K = K;
+  int team = 1;
+  if constexpr (is_gpu_space_v<ExecSpace>) {
+    s.tpr = (s.N + kTsmmOut - 1) / kTsmmOut;  // one chunk of kTsmmOut outputs per thread
+    team = 256;
+    s.groups = team / s.tpr;
+  } else {
+    s.tpr = 1;
+    s.groups = 1;
+  }
+  s.chunks = (s.N + kTsmmOut * s.tpr - 1) / (kTsmmOut * s.tpr);
+  const Index pairs = (K + 1) / 2;
+  const Index needed = (pairs + s.groups - 1) / s.groups;
+  const Index slots = Index(exec.concurrency()) / team;
+  const Index league = needed < slots ? needed : (slots > 0 ? slots : 1);
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
+  const int level = scratch_level_for<ExecSpace>(bytes);
+  Kokkos::parallel_for("tessera::tsm::tsmm",
+                       Kokkos::TeamPolicy<ExecSpace>(exec, int(league), team)
+                           .set_scratch_size(level, Kokkos::PerTeam(bytes)),
+                       TsmmTeam<ExecSpace, ViewA, ViewC, ViewB>{A, C, B, alpha, beta, s, level});
+}
+
+}  // namespace tessera::tsm::impl

@@ -1,0 +1,258 @@
+// Tall-skinny GEMM (TSMTTSM, TSMM) against a long-double reference on every
+// built backend, through the public API (native CUDA on Kokkos::Cuda) and,
+// on a GPU, the portable kernels as well. Fresh random inputs each run.
+#include "test_tsm_common.hpp"
+
+#include <stdexcept>
+
+namespace {
+
+using namespace tsm_test;
+using tessera::test::ExecSpaces;
+
+struct Public {
+  template <class... Args>
+  static void tsmttsm(Args&&... a) { tessera::tsm::tsmttsm(a...); }
+  template <class... Args>
+  static void tsmm(Args&&... a) { tessera::tsm::tsmm(a...); }
+};
+struct Portable {
+  template <class E, class T, class VA, class VB, class VC>
+  static void tsmttsm(const E& e, const std::string& trans, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+    tessera::tsm::impl::tsmttsm_kokkos(e, trans == "C", alpha, A, B, beta, C);
+  }
+  template <class E, class T, class VA, class VC, class VB>
+  static void tsmm(const E& e, T alpha, const VA& A, const VC& C, T beta, const VB& B) {
+    tessera::tsm::impl::tsmm_kokkos(e, alpha, A, C, beta, B);
+  }
+};
+
+template <class Exec>
+class Tsm : public ::testing::Test {};
+TYPED_TEST_SUITE(Tsm, ExecSpaces);
+
+struct Case {
+  int M, N, K;
+  bool conj = false;
+  Lay lay = Lay::right;
+  bool zero_beta = false;   // beta = 0, output poisoned with NaN
+  bool zero_alpha = false;  // alpha = 0, tall operands poisoned with NaN
+  std::string str() const {
+    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+           (conj ? " C" : " T") + " layout=" + std::to_string(int(lay)) + (zero_beta ? " beta=0" : "") +
+           (zero_alpha ? " alpha=0" : "");
+  }
+};
+
+template <class T>
+T random_scalar(std::uint64_t seed, std::uint64_t i) {
+  return make<T>(tessera::random_uniform(seed, i, 0.5, 1.5), tessera::random_uniform(seed, i + 1, -1, 1));
+}
+
+template <class T, class Exec, class L>
+auto dev(const HostMat<T>& h) {
+  return to_device<T, Exec, L>(h);
+}
+
+// Runs fn(A, B, C) with device copies of the host matrices in the case's layout:
+// right / left: all three in that layout; stride: tall operands as column
+// blocks of wider Views, the small matrix LayoutRight.
+template <class T, class Exec, class Fn>
+void with_layout(Lay lay, const HostMat<T>& tall1, const HostMat<T>& small, const HostMat<T>& tall2, Fn&& fn) {
+  switch (lay) {
+    case Lay::right:
+      fn(dev<T, Exec, Kokkos::LayoutRight>(tall1), dev<T, Exec, Kokkos::LayoutRight>(small),
+         dev<T, Exec, Kokkos::LayoutRight>(tall2));
+      break;
+    case Lay::left:
+      fn(dev<T, Exec, Kokkos::LayoutLeft>(tall1), dev<T, Exec, Kokkos::LayoutLeft>(small),
+         dev<T, Exec, Kokkos::LayoutLeft>(tall2));
+      break;
+    case Lay::stride:
+      fn(to_device_block<T, Exec>(tall1), dev<T, Exec, Kokkos::LayoutRight>(small),
+         to_device_block<T, Exec>(tall2, 1, 5));
+      break;
+  }
+}
+
+template <class T, class Exec, class Api>
+void check_tsmttsm(const Case& c, std::uint64_t seed) {
+  SCOPED_TRACE("tsmttsm " + c.str() + " seed=" + std::to_string(seed) + " " + Exec::name());
+  Exec exec;
+  auto hA = random_mat<T>(c.K, c.M, seed + 1);
+  auto hB = random_mat<T>(c.K, c.N, seed + 2);
+  auto hC = c.zero_beta ? filled<T>(c.M, c.N, nan_value<T>()) : random_mat<T>(c.M, c.N, seed + 3);
+  const T alpha = c.zero_alpha ? T(0) : random_scalar<T>(seed, 10);
+  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 20);
+  const auto ref = ref_tsmttsm(c.conj, alpha, hA, hB, beta, hC);
+  if (c.zero_alpha) {
+    hA = filled<T>(c.K, c.M, nan_value<T>());
+    hB = filled<T>(c.K, c.N, nan_value<T>());
+  }
+  HostMat<T> got;
+  with_layout<T, Exec>(c.lay, hA, hC, hB, [&](const auto& A, const auto& C, const auto& B) {
+    Api::tsmttsm(exec, std::string(c.conj ? "C" : "T"), alpha, A, B, beta, C);
+    exec.fence();
+    got = to_host<T>(C);
+  });
+  std::string first;
+  EXPECT_EQ(count_bad(got, ref, &first), 0) << first;
+}
+
+template <class T, class Exec, class Api>
+void check_tsmm(const Case& c, std::uint64_t seed) {
+  SCOPED_TRACE("tsmm " + c.str() + " seed=" + std::to_string(seed) + " " + Exec::name());
+  Exec exec;
+  auto hA = random_mat<T>(c.K, c.M, seed + 4);
+  auto hC = random_mat<T>(c.M, c.N, seed + 5);
+  auto hB = c.zero_beta ? filled<T>(c.K, c.N, nan_value<T>()) : random_mat<T>(c.K, c.N, seed + 6);
+  const T alpha = c.zero_alpha ? T(0) : random_scalar<T>(seed, 30);
+  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 40);
+  const auto ref = ref_tsmm(alpha, hA, hC, beta, hB);
+  if (c.zero_alpha) {
+    hA = filled<T>(c.K, c.M, nan_value<T>());
+    hC = filled<T>(c.M, c.N, nan_value<T>());
+  }
+  HostMat<T> got;
+  with_layout<T, Exec>(c.lay, hA, hC, hB, [&](const auto& A, const auto& C, const auto& B) {
+    Api::tsmm(exec, alpha, A, C, beta, B);
+    exec.fence();
+    got = to_host<T>(B);
+  });
+  std::string first;
+  EXPECT_EQ(count_bad(got, ref, &first), 0) << first;
+}
+
+template <class T, class Exec>
+void check_both(const Case& c, std::uint64_t seed) {
+  check_tsmttsm<T, Exec, Public>(c, seed);
+  check_tsmm<T, Exec, Public>(c, seed);
+  if constexpr (tessera::is_device_space_v<Exec>) {  // the public API ran the native kernels
+    if (c.lay == Lay::right) {
+      check_tsmttsm<T, Exec, Portable>(c, seed);
+      check_tsmm<T, Exec, Portable>(c, seed);
+    }
+  }
+}
+
+constexpr int kSweepK[] = {0, 1, 3, 1031};
+
+TYPED_TEST(Tsm, SquareSweepDouble) {
+  const auto seed = tessera::test::fresh_seed();
+  for (int m = 1; m <= 64; ++m)
+    for (int K : kSweepK) check_both<double, TypeParam>(Case{m, m, K}, seed + 97 * m + K);
+}
+
+TYPED_TEST(Tsm, SquareSweepComplex) {
+  const auto seed = tessera::test::fresh_seed();
+  for (int m = 1; m <= 64; ++m)
+    for (int K : kSweepK) {
+      Case c{m, m, K};
+      c.conj = (m + K) % 2 == 0;  // "T" and "C" alternate over the sweep
+      check_both<zc, TypeParam>(c, seed + 97 * m + K);
+    }
+}
+
+TYPED_TEST(Tsm, RectangularGrid) {
+  const auto seed = tessera::test::fresh_seed();
+  const int ms[] = {1, 3, 8, 17, 33, 64};
+  const int ns[] = {1, 2, 5, 16, 31, 64};
+  for (int M : ms)
+    for (int N : ns)
+      for (int K : {3, 1031}) {
+        check_both<double, TypeParam>(Case{M, N, K}, seed + 1000 * M + 10 * N + K);
+        Case c{M, N, K};
+        c.conj = true;
+        check_both<zc, TypeParam>(c, seed + 1000 * M + 10 * N + K + 7);
+      }
+}
+
+TYPED_TEST(Tsm, KSmallerThanM) {
+  const auto seed = tessera::test::fresh_seed();
+  for (int K : {2, 5, 17, 40}) {
+    check_both<double, TypeParam>(Case{48, 40, K}, seed + K);
+    check_both<zc, TypeParam>(Case{40, 64, K, true}, seed + K + 1);
+  }
+}
+
+TYPED_TEST(Tsm, Layouts) {
+  const auto seed = tessera::test::fresh_seed();
+  for (Lay lay : {Lay::left, Lay::stride})
+    for (auto [M, N, K] : {std::tuple{1, 1, 5}, std::tuple{5, 7, 1031}, std::tuple{64, 64, 300}, std::tuple{13, 64, 77}}) {
+      check_both<double, TypeParam>(Case{M, N, K, false, lay}, seed + M + N + K);
+      check_both<zc, TypeParam>(Case{M, N, K, true, lay}, seed + M + N + K + 1);
+    }
+}
+
+TYPED_TEST(Tsm, BetaZeroNeverReadsTheOutput) {
+  const auto seed = tessera::test::fresh_seed();
+  for (auto [M, N, K] : {std::tuple{1, 1, 0}, std::tuple{4, 4, 1}, std::tuple{33, 17, 1031}, std::tuple{64, 64, 257}}) {
+    Case c{M, N, K};
+    c.zero_beta = true;
+    check_both<double, TypeParam>(c, seed + M);
+    c.conj = true;
+    check_both<zc, TypeParam>(c, seed + M + 1);
+  }
+}
+
+TYPED_TEST(Tsm, AlphaZeroReadsNoTallOperand) {
+  const auto seed = tessera::test::fresh_seed();
+  for (auto [M, N, K] : {std::tuple{3, 5, 100}, std::tuple{64, 64, 1031}}) {
+    Case c{M, N, K};
+    c.zero_alpha = true;
+    check_both<double, TypeParam>(c, seed + M);
+    check_both<zc, TypeParam>(c, seed + M + 1);
+    c.zero_beta = true;  // alpha = beta = 0: zeros, nothing read
+    check_both<double, TypeParam>(c, seed + M + 2);
+  }
+}
+
+// Each error path: one line, std::invalid_argument, nothing launched.
+template <class Exec, class F>
+void expect_error(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning \"" << needle << "\"";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(needle), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TYPED_TEST(Tsm, Errors) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  using V = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
+  using VL = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>;
+  Exec exec;
+  V A("A", 10, 4), B("B", 10, 5), B9("B9", 9, 5), C("C", 4, 5), Cbad("Cbad", 5, 4);
+  V A65("A65", 10, 65), C65("C65", 65, 5), A0("A0", 10, 0), C0("C0", 0, 5);
+  auto t = [&](const auto& a, const auto& b, const auto& c) { tessera::tsm::tsmttsm(exec, "T", 1.0, a, b, 0.0, c); };
+  auto m = [&](const auto& a, const auto& c, const auto& b) { tessera::tsm::tsmm(exec, 1.0, a, c, 0.0, b); };
+  expect_error<Exec>([&] { t(A, B9, C); }, "row counts");
+  expect_error<Exec>([&] { t(A, B, Cbad); }, "expected 4x5");
+  expect_error<Exec>([&] { t(A65, B, C65); }, "M = 65");
+  expect_error<Exec>([&] { t(A0, B, C0); }, "M = 0");
+  expect_error<Exec>([&] { tessera::tsm::tsmttsm(exec, "N", 1.0, A, B, 0.0, C); }, "trans");
+  expect_error<Exec>([&] { m(A, C, B9); }, "row counts");
+  expect_error<Exec>([&] { m(A, Cbad, B); }, "expected 4x5");
+  expect_error<Exec>([&] { m(A65, C65, B); }, "M = 65");
+  // A LayoutStride tall operand whose columns are not adjacent: a column
+  // block of a column-major View.
+  VL wide("wide", 10, 8);
+  Kokkos::View<double**, Kokkos::LayoutStride, Mem> As(Kokkos::subview(wide, Kokkos::ALL, std::make_pair(0, 4)));
+  expect_error<Exec>([&] { t(As, B, C); }, "unit column stride");
+  expect_error<Exec>([&] { m(As, C, B); }, "unit column stride");
+  // Outputs sharing memory with an input.
+  V big("big", 20, 5);
+  Kokkos::View<double**, Kokkos::LayoutStride, Mem> top(Kokkos::subview(big, std::make_pair(0, 10), Kokkos::ALL));
+  Kokkos::View<double**, Kokkos::LayoutStride, Mem> corner(Kokkos::subview(big, std::make_pair(8, 13), Kokkos::ALL));
+  expect_error<Exec>([&] { t(top, top, corner); }, "shares memory");
+  expect_error<Exec>([&] { m(top, corner, top); }, "shares memory");
+  // N = 0 for tsmm.
+  V B0("B0", 10, 0), C40("C40", 4, 0);
+  expect_error<Exec>([&] { m(A, C40, B0); }, "N = 0");
+}
+
+}  // namespace
