@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Bar charts of `tessera compare ... --csv` output: GB/s per kernel and
-variant, each bar labelled with its % of the platform's measured roofline.
+"""Bar charts of `tessera compare ... --csv` output: per kernel and variant
+the achieved rate against the row's own ceiling (memory-bound rows: GB/s,
+compute- and roofline-bound rows: GFLOP/s), each bar labelled with its % of
+the platform's measured ceiling.
 Uses Debian's python3-matplotlib (no other dependency).
 
 usage: perf/scripts/plot_results.py results.csv [more.csv ...] -o chart.png [--title T]
@@ -24,6 +26,9 @@ def load(paths):
                     try:
                         r["gbs"] = float(r["gbs"])
                         r["roof_pct"] = float(r["roof_pct"])
+                        r["gflops"] = float(r.get("gflops") or 0)
+                        # The rate the row's ceiling is in (older CSVs: GB/s).
+                        r["rate"] = r["gbs"] if r.get("bound", "memory") == "memory" else r["gflops"]
                     except ValueError:
                         sys.exit(f"plot_results: {path}: malformed number in row {r}")
                     rows.append(r)
@@ -58,15 +63,18 @@ def main():
             r = match[0]
             x = ki + (vi - (len(variants) - 1) / 2) * width
             color = f"C{vi}" if len(variants) <= 10 else plt.cm.tab20(vi % 20)  # distinct beyond 10
-            ax.bar(x, r["gbs"], width, color=color, label=v if ki == 0 else None)
-            ax.annotate(f'{r["roof_pct"]:.0f}%', (x, r["gbs"]), ha="center", va="bottom", fontsize=7)
+            ax.bar(x, max(r["rate"], 1e-9), width, color=color, label=v if ki == 0 else None)
+            if r["roof_pct"] > 0:
+                ax.annotate(f'{r["roof_pct"]:.0f}%', (x, r["rate"]), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(kernels)))
     ax.set_xticklabels(kernels)
-    ax.set_ylabel("GB/s")
+    bounds = {r.get("bound", "memory") for r in rows}
+    ax.set_ylabel("GB/s" if bounds == {"memory"} else "GFLOP/s" if "memory" not in bounds
+                  else "GB/s (memory-bound kernels), GFLOP/s (others)")
     ax.set_yscale("log")
-    ax.set_ylim(top=max(r["gbs"] for r in rows) * 12)  # room for the legend above the bars
-    ax.set_title(args.title or f'tessera compare {rows[0]["workload"]} (labels: % of measured roofline)', fontsize=9,
-                 wrap=True)
+    ax.set_ylim(top=max(max(r["rate"] for r in rows), 1e-6) * 12)  # room for the legend above the bars
+    ax.set_title(args.title or f'tessera compare {rows[0]["workload"]} (labels: % of the measured ceiling)',
+                 fontsize=9, wrap=True)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     tmp = args.output + ".tmp.png"

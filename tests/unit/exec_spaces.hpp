@@ -3,7 +3,9 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <type_traits>
 
 namespace tessera::test {
 
@@ -41,10 +43,28 @@ using CudaList = List<>;
 using ExecSpaces = ToTypes<Cat<Cat<SerialList, OpenMPList>::type, CudaList>::type>::type;
 
 // A fresh seed per run: tests must hold for any input, not one lucky draw.
-// GTEST reports it through SCOPED_TRACE so a failure can be replayed.
+// Tests report it through SCOPED_TRACE; TESSERA_TEST_SEED=N replays it.
 inline std::uint64_t fresh_seed() {
+  if (const char* s = std::getenv("TESSERA_TEST_SEED"); s && *s) return std::strtoull(s, nullptr, 0);
   static std::random_device rd;
   return (std::uint64_t(rd()) << 32) ^ rd();
+}
+
+// An instance other than the default one where the space has several: on
+// CUDA one on a stream of its own (created once), elsewhere the default.
+template <class ExecSpace>
+ExecSpace non_default_instance() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    static cudaStream_t stream = [] {
+      cudaStream_t s = nullptr;
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      return s;
+    }();
+    return Kokkos::Cuda(stream);
+  }
+#endif
+  return ExecSpace();
 }
 
 }  // namespace tessera::test

@@ -143,7 +143,7 @@ struct HimenoState {
   // kStagger bytes (17 cache lines) further modulo 16 KiB than the previous:
   // separately allocated, they all start at one offset modulo 4 KiB, and at
   // power-of-two grids the 14 streams of a CPU row sweep then fall into the
-  // same L1 sets (perf/himeno_cpu_offsets_probe.cpp). Other memory spaces
+  // same L1 sets (perf/experiments/himeno_cpu_offsets_probe.cpp). Other memory spaces
   // keep one allocation per array.
   explicit HimenoState(const Grid& g) : grid(make_grid(g.imax, g.jmax, g.kmax)) {
     if constexpr (std::is_same_v<MemorySpace, Kokkos::HostSpace>) {

@@ -46,18 +46,36 @@ template <class ExecSpace>
 class Timer : public ::testing::Test {};
 TYPED_TEST_SUITE(Timer, tessera::test::ExecSpaces);
 
-// The timer measures the work queued on the instance: a kernel that takes a
-// known minimum time must not time as faster than that.
+// One thread runs a dependent chain of `steps` multiply-adds: at least one
+// cycle each, so at least steps / 5 GHz seconds on any processor here (a
+// free function: nvcc's device lambdas may not live in a test body).
+template <class ExecSpace>
+void dependent_chain(const ExecSpace& exec, const Kokkos::View<double*, typename ExecSpace::memory_space>& out,
+                     long steps, double b) {
+  Kokkos::parallel_for(
+      "dependent_chain", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(int) {
+        double a = 1;
+        for (long s = 0; s < steps; ++s) a = a * b + 1e-9;
+        out(0) = a;
+      });
+}
+
+// The timer covers the work queued on the instance, also on a non-default
+// one: an asynchronous kernel with a known minimum duration must not time
+// as faster than that.
 TYPED_TEST(Timer, CoversQueuedWork) {
-  TypeParam exec;
+  const TypeParam exec = tessera::test::non_default_instance<TypeParam>();
+  Kokkos::View<double*, typename TypeParam::memory_space> out("out", 1);
+  const long steps = 25000000;  // >= 5 ms at 5 GHz
   int calls = 0;
   auto stats = tessera::time_repeats(exec, 1, 3, [&] {
     ++calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    dependent_chain(exec, out, steps, 0.999999);
   });
   EXPECT_EQ(calls, 4);
   EXPECT_EQ(stats.repeats, 3);
-  EXPECT_GE(stats.median, 0.0);
+  EXPECT_GE(stats.min, steps / 5e9);
+  EXPECT_LE(stats.min, stats.median);
   EXPECT_THROW(tessera::time_repeats(exec, 0, 0, [] {}), std::invalid_argument);
 }
 

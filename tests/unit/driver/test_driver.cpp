@@ -5,11 +5,14 @@
 #include "tessera/driver/results.hpp"
 #include "tessera/driver/runner.hpp"
 #include "tessera/driver/workload.hpp"
+#include "tessera/driver/ceilings.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -60,9 +63,8 @@ Report small_compare(std::vector<std::string> variants = {}) {
   req.settings = {1, 3};
   req.seed = 7;
   req.variants = std::move(variants);
-  req.progress = false;
-  std::ostringstream progress;
-  return run_compare(*w, req, progress);
+  req.ceilings = CeilingsMode::cached;  // STREAM's bandwidth comes from its own rows
+  return run_compare(*w, req, Progress::none());
 }
 
 TEST(Runner, ComparesEveryAvailableVariantOnTheSameInputs) {
@@ -76,7 +78,8 @@ TEST(Runner, ComparesEveryAvailableVariantOnTheSameInputs) {
     EXPECT_GT(row.result.time.median, 0.0) << row.variant << " " << row.kernel;
     EXPECT_GT(row.gbs, 0.0);
     EXPECT_GT(row.roof_pct, 0.0);
-    EXPECT_GT(r.roofline_gbs.at(platform_id(row.platform)), 0.0);
+    EXPECT_GT(r.ceilings.at(platform_id(row.platform)).copy_gbs, 0.0);
+    EXPECT_GT(r.ceilings.at(platform_id(row.platform)).read_gbs, 0.0);
   }
   EXPECT_FALSE(r.baseline.empty());
   std::ostringstream table;
@@ -107,11 +110,16 @@ TEST(Results, FilesAreWrittenWholeOrNotAtAll) {
   write_csv(r, dir + "/r.csv");
   write_json(r, dir + "/r.json");
   const auto csv = slurp(dir + "/r.csv");
-  EXPECT_EQ(csv.rfind("workload,kernel,variant,platform", 0), 0u);
-  EXPECT_NE(csv.find("stream,triad,serial-reference,cpu-1"), std::string::npos);
-  const auto json = slurp(dir + "/r.json");
-  EXPECT_NE(json.find("\"results\": ["), std::string::npos);
-  EXPECT_EQ(json.back(), '\n');
+  EXPECT_EQ(csv.rfind("workload,command,param_elements", 0), 0u);
+  EXPECT_NE(csv.find(",triad,serial-reference,cpu-1,"), std::string::npos);
+  const auto text = slurp(dir + "/r.json");
+  EXPECT_EQ(text.back(), '\n');
+  const auto j = nlohmann::json::parse(text);  // throws if malformed
+  EXPECT_EQ(j.at("workload"), "stream");
+  EXPECT_EQ(j.at("seed").get<std::uint64_t>(), 7u);
+  EXPECT_EQ(j.at("parameters").at("elements").get<long long>(), 50001);
+  EXPECT_EQ(j.at("results").size(), r.rows.size());
+  EXPECT_EQ(j.at("results")[0].at("ceiling").at("bound"), "memory");
   EXPECT_NE(access((dir + "/r.csv.tmp").c_str(), F_OK), 0);
 #if TESSERA_HAS_HDF5
   write_hdf5(r, dir + "/r.h5");
@@ -126,6 +134,148 @@ TEST(Results, FilesAreWrittenWholeOrNotAtAll) {
   std::remove((dir + "/r.json").c_str());
   std::remove((dir + "/r.h5").c_str());
   rmdir(dir.c_str());
+}
+
+TEST(Cli, RepeatedOptionsAndMalformedKokkosOptionsAreUsageErrors) {
+  EXPECT_THROW(parse({"run", "stream", "--size", "S", "--size", "M"}), UsageError);
+  EXPECT_THROW(parse({"run", "stream", "--quiet", "--quiet"}), UsageError);
+  EXPECT_THROW(parse({"run", "stream", "--kokkos-threads=abc"}), UsageError);
+  EXPECT_THROW(parse({"run", "stream", "--kokkos-num-threads=0"}), UsageError);
+  EXPECT_THROW(parse({"run", "stream", "--roofline", "--no-roofline"}), UsageError);
+  EXPECT_THROW(parse({"run", "stream", "--seed", "-1"}), UsageError);
+  EXPECT_EQ(parse({"run", "stream", "--seed", "18446744073709551615"}).options.get_uint64("seed", 0),
+            18446744073709551615ull);
+  // Both spellings of the thread count reach Kokkos, in its own spelling.
+  const auto k = kokkos_arguments({"run", "stream", "--kokkos-num-threads=3", "--size", "S"});
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_TRUE(k[0] == "--kokkos-threads=3" || k[0] == "--kokkos-num-threads=3") << k[0];
+  EXPECT_EQ(parse({"--version"}).kind, Command::Kind::version);
+}
+
+TEST(Cli, HelpLinesFitOneHundredColumns) {
+  std::vector<std::string> texts = {parse({"--help"}).help_text};
+  for (const auto& e : workloads())
+    for (const char* c : {"run", "compare"}) texts.push_back(parse({c, e.name, "--help"}).help_text);
+  for (const auto& t : texts) {
+    std::istringstream in(t);
+    std::string line;
+    while (std::getline(in, line)) EXPECT_LE(line.size(), 100u) << line;
+  }
+}
+
+TEST(Variants, TableGivesDefaultsAndWhatABuildLacks) {
+  auto w = make_workload("stream");
+  const auto& t = w->variants();
+  ASSERT_NE(t.find("kokkos@OpenMP"), nullptr);
+  EXPECT_TRUE(t.find("kokkos@OpenMP")->portable);
+  EXPECT_EQ(t.find("nope"), nullptr);
+#if !defined(KOKKOS_ENABLE_CUDA)
+  ASSERT_NE(t.find("native-cuda"), nullptr);
+  EXPECT_FALSE(t.find("native-cuda")->in_build());
+  try {
+    small_compare({"native-cuda"});
+    ADD_FAILURE() << "a variant not in this build ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not in this build (needs"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(t.default_variant(), "kokkos@OpenMP");
+#endif
+  // Every variant name appears once.
+  std::set<std::string> names;
+  for (const auto& v : t.all()) EXPECT_TRUE(names.insert(v.name).second) << v.name;
+}
+
+TEST(Ceilings, EachBoundTakesItsCeiling) {
+  Ceilings c;
+  c.copy_gbs = 100;
+  c.read_gbs = 150;
+  c.fp64_gflops = 1000;
+  c.fp32_gflops = 2000;
+  c.llc_bytes = 1 << 20;
+  KernelResult k;
+  k.bytes = 8e9;
+  k.flops = 4e9;  // I = 0.5 flop/B
+  k.bound = Bound::memory;
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 50, 25, c).efficiency, 0.5);
+  k.traffic = Traffic::read;
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 75, 25, c).value, 150);
+  k.bound = Bound::compute;
+  k.arith = Arith::fp32;
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 0, 500, c).efficiency, 0.25);
+  k.bound = Bound::roofline;  // min(0.5 * 150, 2000) = 75 GFLOP/s
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 0, 60, c).value, 75);
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 0, 60, c).efficiency, 0.8);
+  k.flops = 8e13;  // I = 1e4: compute-bound
+  EXPECT_DOUBLE_EQ(row_ceiling(k, 0, 60, c).value, 2000);
+  EXPECT_FALSE(row_ceiling(k, 0, 60, c).in_cache);
+  k.working_set = 1000;
+  EXPECT_TRUE(row_ceiling(k, 0, 60, c).in_cache);
+}
+
+TEST(Ceilings, PortabilityIsTheHarmonicMeanOfTheBestEfficiencies) {
+  Report r;
+  Ceilings c;
+  c.copy_gbs = 100;
+  r.ceilings["cpu"] = c;
+  r.ceilings["gpu"] = c;
+  auto row = [](const char* variant, Platform p, double gbs, bool portable, bool valid) {
+    Row x;
+    x.kernel = "k";
+    x.variant = variant;
+    x.platform = p;
+    x.portable = portable;
+    x.native = !portable;
+    x.result.ran = true;
+    x.result.valid = valid;
+    x.gbs = gbs;
+    return x;
+  };
+  r.rows = {row("a@OpenMP", Platform::cpu, 50, true, true), row("b@OpenMP", Platform::cpu, 80, true, true),
+            row("a@Cuda", Platform::gpu, 40, true, true), row("native", Platform::gpu, 90, false, true)};
+  apply_ceilings(r);
+  const auto& p = r.portability.at("k");
+  EXPECT_NEAR(p.portable, 2 / (1 / 0.8 + 1 / 0.4), 1e-12);
+  EXPECT_NEAR(p.native, 0.9, 1e-12);
+  r.rows[2].result.valid = false;  // the GPU's only portable row failed: P = 0
+  apply_ceilings(r);
+  EXPECT_EQ(r.portability.at("k").portable, 0.0);
+}
+
+// A workload whose one variant never matches its reference.
+class FailingWorkload final : public Workload {
+ public:
+  std::string name() const override { return "failing"; }
+  std::string description() const override { return "fails validation"; }
+  std::vector<OptionSpec> options() const override { return {}; }
+  void configure(const Options&) override {}
+  std::string problem_summary() const override { return "nothing"; }
+  std::vector<Parameter> parameters() const override { return {{"n", 1LL}}; }
+  MemoryNeed memory_need() const override { return {}; }
+  void prepare(std::uint64_t, Progress&) override {}
+
+ protected:
+  void declare_variants(VariantTable& t) override {
+    t.add("serial-reference", Platform::cpu1, "wrong on purpose", [](const RunSettings&) {
+      KernelResult k;
+      k.kernel = "k";
+      k.ran = true;
+      k.valid = false;
+      k.time.median = 1;
+      return std::vector<KernelResult>{k};
+    });
+  }
+};
+
+TEST(Cli, AValidationFailureExitsOne) {
+  Command cmd;
+  cmd.kind = Command::Kind::run;
+  cmd.workload = "failing";
+  cmd.configured = std::make_shared<FailingWorkload>();
+  cmd.options.set("quiet", "1");
+  cmd.options.set("no-roofline", "1");
+  std::ostringstream out, err;
+  EXPECT_EQ(execute(cmd, out, err), 1);
+  EXPECT_NE(out.str().find("FAILED"), std::string::npos);
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ RowsChunkFn<Scalar> rows_chunk_fn(RowsIsa isa) {
   return isa == RowsIsa::avx2 ? &rows_chunk_avx2<Scalar> : &rows_chunk_baseline<Scalar>;
 }
 // The copy rows_chunk runs: the widest this CPU supports; benchmarks set it
-// to compare the copies (perf/himeno_cpu_bench.cpp).
+// to compare the copies (perf/bench/himeno_cpu_bench.cpp).
 template <class Scalar>
 RowsChunkFn<Scalar>& rows_chunk_active() {
   static RowsChunkFn<Scalar> fn = rows_chunk_fn<Scalar>(rows_isa());
