@@ -1,6 +1,7 @@
 #include "tessera/driver/workload.hpp"
 #include "tessera/himeno/workload/himeno_workload.hpp"
 #include "tessera/stream/stream_workload.hpp"
+#include "tessera/video/workload/video_workload.hpp"
 
 namespace tessera::driver {
 
@@ -10,6 +11,7 @@ const std::vector<WorkloadEntry>& workloads() {
   static const std::vector<WorkloadEntry> all = {
       {"stream", "STREAM copy/triad/sum: the measured bandwidth roofline", &stream::make_stream_workload},
       {"himeno", "Himeno 19-point Jacobi stencil (Phillips & Fatica)", &himeno::make_himeno_workload},
+      {"video", "video kernels of Lin et al.: conv3d, pairwise, B-spline, DIBR, bilateral; Y4M in/out", &video::make_video_workload},
   };
   return all;
 }
