@@ -100,6 +100,8 @@ Conv3dFftw::Conv3dFftw(Conv3dFourierMethod method, int T, int H, int W, int k, C
   auto* cc = reinterpret_cast<fftwf_complex*>(s.c);
   std::lock_guard<std::mutex> lock(planner_mutex());
   set_threads(threads);
+  // FFTW_MEASURE tries many plans; bound its search (it keeps the best found).
+  fftwf_set_timelimit(measure ? 5.0 : FFTW_NO_TIMELIMIT);
   if (method == Conv3dFourierMethod::fourier3d) {
     s.fwd = fftwf_plan_dft_r2c_3d(int(s.Nt), int(s.Ny), int(s.Nx), s.r, cc, flags);
     s.inv = fftwf_plan_dft_c2r_3d(int(s.Nt), int(s.Ny), int(s.Nx), cc, s.r, flags);

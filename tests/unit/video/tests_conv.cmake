@@ -1,2 +1,19 @@
 tessera_library_test(test_conv3d ${CMAKE_CURRENT_LIST_DIR}/test_conv3d.cpp ${CMAKE_CURRENT_LIST_DIR}/test_conv3d_fft.cpp)
 tessera_library_test(test_pairwise ${CMAKE_CURRENT_LIST_DIR}/test_pairwise.cpp)
+
+# The conv3d and pairwise families through the CLI: small runs of every CPU
+# variant (exit 0 only when each matched the reference), bad options exit 2.
+set(_vc_small --repeats 1 --warmup 0 --quiet --no-roofline)
+tessera_cli_test(video_conv3d_small 0 "conv3d +kokkos-streaming@Serial" compare video --kernels conv3d --k 3
+  --width 37 --height 21 ${_vc_small}
+  --variants serial-reference,kokkos-baseline@Serial,kokkos-shared@Serial,kokkos-streaming@Serial,kokkos-register@Serial)
+tessera_cli_test(video_conv3d_valid 0 "conv3d +kokkos-register@Serial" compare video --kernels conv3d --k 5
+  --padding valid --width 33 --height 19 ${_vc_small} --variants serial-reference,kokkos-streaming@Serial,kokkos-register@Serial)
+tessera_cli_test(video_pairwise_small 0 "pairwise +kokkosblas-gemm@Serial" compare video --kernels pairwise
+  --m 70 --n 45 --l 37 ${_vc_small} --variants serial-reference,kokkos-tiled@Serial,kokkosblas-gemm@Serial)
+tessera_cli_test(video_conv3d_even_k 2 "must be odd" run video --kernels conv3d --k 4)
+tessera_cli_test(video_conv3d_few_frames 2 "fewer than k" run video --kernels conv3d --k 5 --frames 3)
+tessera_cli_test(video_conv3d_frame_too_small 2 "smaller than 15x15" run video --kernels conv3d --padding valid
+  --k 15 --width 10 --height 10)
+tessera_cli_test(video_conv3d_bad_padding 2 "padding" run video --kernels conv3d --padding full)
+tessera_cli_test(video_pairwise_huge 2 "over 2\\^32" run video --kernels pairwise --m 1048576 --n 1048576)
