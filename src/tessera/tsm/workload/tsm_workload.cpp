@@ -1,0 +1,508 @@
+// The tsm workload for the driver: TSMTTSM (C = alpha op(A)^T B + beta C) or
+// TSMM (B = alpha A C + beta B) with alpha = 1, double or complex, every
+// variant on the same random inputs, validated per element against a double
+// reference with the bound 4 (inner + 4) eps (|alpha| |X||Y| + |beta| |out0|).
+#include "tessera/tsm/workload/tsm_workload.hpp"
+
+#include "tessera/core/random.hpp"
+#include "tessera/core/timer.hpp"
+#include "tessera/driver/workload_helpers.hpp"
+#include "tessera/tsm/tsm.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <KokkosBlas3_gemm.hpp>
+
+#if TESSERA_TSM_HAS_CBLAS
+#include <cblas.h>
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cublas_v2.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace tessera::tsm {
+
+using driver::KernelResult;
+using driver::MemoryNeed;
+using driver::Options;
+using driver::OptionSpec;
+using driver::Parameter;
+using driver::Platform;
+using driver::Progress;
+using driver::RunSettings;
+using driver::Runner;
+using driver::UsageError;
+using driver::VariantTable;
+
+namespace {
+
+using zc = Kokkos::complex<double>;
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+inline double absval(double x) { return std::fabs(x); }
+inline double absval(const zc& x) { return std::hypot(x.real(), x.imag()); }
+inline double conj_if(bool, double x) { return x; }
+inline zc conj_if(bool c, const zc& x) { return c ? zc(x.real(), -x.imag()) : x; }
+
+template <class T>
+T random_value(std::uint64_t seed, std::uint64_t i) {
+  if constexpr (std::is_same_v<T, double>)
+    return random_uniform(seed, i, -1, 1);
+  else
+    return T(random_uniform(seed, 2 * i, -1, 1), random_uniform(seed, 2 * i + 1, -1, 1));
+}
+
+// Inputs, all row-major: X (K x M), Y (K x N), S (M x N). TSMTTSM: S = op(X)^T Y + beta S;
+// TSMM: Y = X S + beta Y. The reference and each element's error scale for the output.
+template <class T>
+struct Problem {
+  std::vector<T> X, Y, S, ref;
+  std::vector<double> scale;
+};
+
+class TsmWorkload final : public driver::Workload {
+ public:
+  std::string name() const override { return "tsm"; }
+  std::string description() const override {
+    return "tall & skinny GEMM (Ernst, Hager, Thies, Wellein): TSMTTSM C = A^T B + beta C, TSMM B = A C + beta B";
+  }
+  std::vector<OptionSpec> options() const override {
+    return {{"kernel", "tsmttsm|tsmm", "tsmttsm", "TSMTTSM (C = op(A)^T B + beta C) or TSMM (B = A C + beta B)"},
+            {"type", "d|z", "d", "double or complex double"},
+            {"m", "M", "8", "columns of A (1..64)"},
+            {"n", "N", "", "columns of B (1..64; default M)"},
+            {"k", "K", "4194304", "rows of the tall matrices (>= 0; 1e6 accepted)"},
+            {"trans", "t|c", "t", "TSMTTSM: A^T (t) or the conjugate transpose A^H (c)"},
+            {"beta", "X", "0", "beta (0: the output is not read)"}};
+  }
+  void configure(const Options& opts) override {
+    kernel_ = driver::get_choice(opts, "kernel", {"tsmttsm", "tsmm"}, "tsmttsm");
+    complex_ = driver::get_choice(opts, "type", {"d", "z"}, "d") == "z";
+    m_ = int(opts.get_int("m", 8, 1, max_skinny));
+    n_ = opts.get("n", "").empty() ? m_ : int(opts.get_int("n", m_, 1, max_skinny));
+    k_ = opts.get_count("k", 1LL << 22, 0, 1LL << 40);
+    conj_ = driver::get_choice(opts, "trans", {"t", "c"}, "t") == "c";
+    beta_ = opts.get_double("beta", 0.0, -1e300, 1e300);
+  }
+  std::string problem_summary() const override {
+    std::ostringstream s;
+    s << (tsmttsm() ? (conj_ ? "C = A^H B" : "C = A^T B") : "B = A C") << (beta_ != 0 ? " + beta out" : "") << ", "
+      << (complex_ ? "complex double" : "double") << ", M = " << m_ << ", N = " << n_ << ", K = " << k_ << " ("
+      << (double(tall_elements()) * elem() / double(1 << 20)) << " MiB of tall operands)";
+    return s.str();
+  }
+  std::vector<Parameter> parameters() const override {
+    return {{"kernel", kernel_},
+            {"type", std::string(complex_ ? "z" : "d")},
+            {"m", (long long)m_},
+            {"n", (long long)n_},
+            {"k", k_},
+            {"trans", std::string(conj_ ? "c" : "t")},
+            {"beta", beta_}};
+  }
+  MemoryNeed memory_need() const override {
+    const double in = double(tall_elements() + (long long)m_ * n_) * elem();
+    const double out = double(out_elements());
+    // Host: inputs, reference, error scales, one output copy; device: inputs + output.
+    return {in + out * (2 * elem() + 8), in + out * elem()};
+  }
+  std::vector<std::string> demo_arguments() const override {
+    return {"--kernel", "tsmttsm", "--m", "16", "--k", "1000000", "--repeats", "5"};
+  }
+  void prepare(std::uint64_t seed, Progress& progress) override {
+    progress.message("tsm: random inputs and the reference");
+    if (complex_)
+      make_problem(seed, pz_);
+    else
+      make_problem(seed, pd_);
+  }
+
+ protected:
+  void declare_variants(VariantTable& t) override {
+    t.add("serial-reference", Platform::cpu1, "plain C++ loops, one thread",
+          [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_serial(rs, p); }); });
+    t.add_portable("kokkos", "portable TeamPolicy kernels (register tiles, team-scratch sums)",
+                   [this](auto tag) -> Runner {
+                     using E = typename decltype(tag)::space;
+                     return [this](const RunSettings& rs) {
+                       return dispatch([&](auto& p) { return run_views<E>(rs, p, Call::portable); });
+                     };
+                   });
+    const char* native = "native CUDA kernels (what tessera::tsm selects on Cuda)";
+#if TESSERA_HAS_CUDA_NATIVE
+    t.add_native("native-cuda", Platform::gpu, native, [this](const RunSettings& rs) {
+      return dispatch([&](auto& p) { return run_views<Kokkos::Cuda>(rs, p, Call::api); });
+    }, "");
+#else
+    t.add_native("native-cuda", Platform::gpu, native, {}, "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+#endif
+    const char* cublas = "vendor: cublasDgemm/Zgemm on the column-major reinterpretation (paper §1.5)";
+#if defined(KOKKOS_ENABLE_CUDA)
+    t.add("cublas", Platform::gpu, cublas, [this](const RunSettings& rs) {
+      return dispatch([&](auto& p) { return run_views<Kokkos::Cuda>(rs, p, Call::cublas); });
+    });
+#else
+    t.add("cublas", Platform::gpu, cublas, {}, "Kokkos' Cuda backend (cuBLAS)");
+#endif
+    t.add_portable("kokkosblas-gemm",
+                   "KokkosBlas::gemm of Kokkos Kernels 3.4.01 (transposed products with small M N run its own "
+                   "DotBasedGEMM, not a vendor BLAS)",
+                   [this](auto tag) -> Runner {
+                     using E = typename decltype(tag)::space;
+                     return [this](const RunSettings& rs) {
+                       return dispatch([&](auto& p) { return run_views<E>(rs, p, Call::kokkosblas); });
+                     };
+                   },
+                   driver::openmp | driver::cuda);
+    const char* openblas = "vendor: OpenBLAS cblas_dgemm/zgemm, row-major, all threads";
+#if TESSERA_TSM_HAS_CBLAS
+    t.add("openblas", Platform::cpu, openblas,
+          [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_openblas(rs, p); }); });
+#else
+    t.add("openblas", Platform::cpu, openblas, {}, "OpenBLAS (libopenblas-dev) at configure time");
+#endif
+    t.set_default(Platform::gpu, TESSERA_HAS_CUDA_NATIVE ? "native-cuda" : "kokkos@Cuda");
+    t.set_default(Platform::cpu, "kokkos@OpenMP");
+    t.set_default(Platform::cpu1, "kokkos@Serial");
+  }
+
+ private:
+  enum class Call { portable, api, cublas, kokkosblas };
+
+  bool tsmttsm() const { return kernel_ == "tsmttsm"; }
+  double elem() const { return complex_ ? 16.0 : 8.0; }
+  long long tall_elements() const { return k_ * (m_ + n_); }
+  long long out_elements() const { return tsmttsm() ? (long long)m_ * n_ : k_ * n_; }
+
+  template <class F>
+  std::vector<KernelResult> dispatch(F&& f) {
+    if (complex_) return f(pz_);
+    return f(pd_);
+  }
+
+  template <class T>
+  void make_problem(std::uint64_t seed, Problem<T>& p) {
+    const std::size_t K = std::size_t(k_), M = std::size_t(m_), N = std::size_t(n_);
+    p.X.resize(K * M);
+    p.Y.resize(K * N);
+    p.S.resize(M * N);
+    using Host = Kokkos::DefaultHostExecutionSpace;
+    T* x = p.X.data();
+    T* y = p.Y.data();
+    Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * M),
+                         [=](std::size_t i) { x[i] = random_value<T>(seed, i); });
+    Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * N),
+                         [=](std::size_t i) { y[i] = random_value<T>(seed + 1, i); });
+    for (std::size_t i = 0; i < M * N; ++i) p.S[i] = random_value<T>(seed + 2, i);
+    Kokkos::fence();
+    const T beta = T(beta_);
+    if (tsmttsm()) {
+      // Partial sums over chunks of rows in parallel, then added in order.
+      const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(256, K / 1024));
+      std::vector<T> part(chunks * M * N, T(0));
+      std::vector<double> mag(chunks * M * N, 0.0);
+      T* pp = part.data();
+      double* pm = mag.data();
+      const bool cj = conj_;
+      Kokkos::parallel_for("tessera::tsm::reference", Kokkos::RangePolicy<Host>(0, chunks), [=](std::size_t c) {
+        const std::size_t k0 = K * c / chunks, k1 = K * (c + 1) / chunks;
+        T* acc = pp + c * M * N;
+        double* am = pm + c * M * N;
+        for (std::size_t k = k0; k < k1; ++k)
+          for (std::size_t m = 0; m < M; ++m) {
+            const T a = conj_if(cj, x[k * M + m]);
+            const double aa = absval(a);
+            for (std::size_t n = 0; n < N; ++n) {
+              acc[m * N + n] += a * y[k * N + n];
+              am[m * N + n] += aa * absval(y[k * N + n]);
+            }
+          }
+      });
+      Kokkos::fence();
+      p.ref.assign(M * N, T(0));
+      p.scale.assign(M * N, 0.0);
+      for (std::size_t c = 0; c < chunks; ++c)
+        for (std::size_t e = 0; e < M * N; ++e) {
+          p.ref[e] += part[c * M * N + e];
+          p.scale[e] += mag[c * M * N + e];
+        }
+      for (std::size_t e = 0; e < M * N; ++e)
+        if (beta_ != 0) {
+          p.ref[e] += beta * p.S[e];
+          p.scale[e] += std::fabs(beta_) * absval(p.S[e]);
+        }
+    } else {
+      p.ref.assign(K * N, T(0));
+      p.scale.assign(K * N, 0.0);
+      T* r = p.ref.data();
+      double* sc = p.scale.data();
+      const T* s = p.S.data();
+      const double b = beta_;
+      Kokkos::parallel_for("tessera::tsm::reference", Kokkos::RangePolicy<Host>(0, K), [=](std::size_t k) {
+        for (std::size_t n = 0; n < N; ++n) {
+          T acc(0);
+          double mg = 0;
+          for (std::size_t m = 0; m < M; ++m) {
+            acc += x[k * M + m] * s[m * N + n];
+            mg += absval(x[k * M + m]) * absval(s[m * N + n]);
+          }
+          if (b != 0) {
+            acc += T(b) * y[k * N + n];
+            mg += std::fabs(b) * absval(y[k * N + n]);
+          }
+          r[k * N + n] = acc;
+          sc[k * N + n] = mg;
+        }
+      });
+      Kokkos::fence();
+    }
+  }
+
+  KernelResult result() const {
+    KernelResult r;
+    r.kernel = kernel_;
+    const double M = m_, N = n_, K = double(k_);
+    r.flops = (complex_ ? 8.0 : 2.0) * M * N * K;
+    r.bytes = elem() * (M * K + N * K + M * N) + (beta_ != 0 ? elem() * double(out_elements()) : 0.0);
+    r.bound = driver::Bound::roofline;
+    r.traffic = tsmttsm() ? driver::Traffic::read : driver::Traffic::copy;
+    r.arith = driver::Arith::fp64;
+    r.working_set = r.bytes;
+    r.tolerance = 4 * (double(tsmttsm() ? k_ : m_) + 4) * kEps;
+    return r;
+  }
+
+  // Largest |out - ref| / scale over the elements (inf for NaN or a nonzero
+  // error where the scale is 0).
+  template <class T>
+  void check(KernelResult& r, const Problem<T>& p, const T* out) const {
+    double e = 0;
+    for (std::size_t i = 0; i < p.ref.size(); ++i) {
+      const double d = absval(out[i] - p.ref[i]);
+      double q = p.scale[i] > 0 ? d / p.scale[i] : (d == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+      if (!(q == q)) q = std::numeric_limits<double>::infinity();
+      e = std::max(e, q);
+    }
+    r.error = e;
+    r.valid = e <= r.tolerance;
+  }
+
+  // The output's initial contents: S or Y, NaN when beta = 0 (must not be read).
+  template <class T>
+  std::vector<T> initial_output(const Problem<T>& p) const {
+    const std::vector<T>& src = tsmttsm() ? p.S : p.Y;
+    if (beta_ != 0) return src;
+    const double q = std::numeric_limits<double>::quiet_NaN();
+    return std::vector<T>(src.size(), T(q));
+  }
+
+  template <class T>
+  void serial_product(const Problem<T>& p, T* out) const {
+    const std::size_t K = std::size_t(k_), M = std::size_t(m_), N = std::size_t(n_);
+    const T beta = T(beta_);
+    if (tsmttsm()) {
+      for (std::size_t e = 0; e < M * N; ++e) out[e] = beta_ != 0 ? beta * out[e] : T(0);
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t m = 0; m < M; ++m) {
+          const T a = conj_if(conj_, p.X[k * M + m]);
+          for (std::size_t n = 0; n < N; ++n) out[m * N + n] += a * p.Y[k * N + n];
+        }
+    } else {
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t n = 0; n < N; ++n) {
+          T acc(0);
+          for (std::size_t m = 0; m < M; ++m) acc += p.X[k * M + m] * p.S[m * N + n];
+          out[k * N + n] = beta_ != 0 ? acc + beta * out[k * N + n] : acc;
+        }
+    }
+  }
+
+  template <class T>
+  std::vector<KernelResult> run_serial(const RunSettings& rs, const Problem<T>& p) const {
+    KernelResult r = result();
+    r.ran = true;
+    std::vector<T> out = initial_output(p);
+    r.time = time_repeats(HostClock{}, rs.warmup, rs.repeats, [&] { serial_product(p, out.data()); });
+    out = initial_output(p);
+    serial_product(p, out.data());
+    check(r, p, out.data());
+    return {r};
+  }
+
+#if TESSERA_TSM_HAS_CBLAS
+  template <class T>
+  void cblas_product(const Problem<T>& p, T* out) const {
+    const int K = int(k_), M = m_, N = n_;
+    if constexpr (std::is_same_v<T, double>) {
+      if (tsmttsm())
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0, p.X.data(), M, p.Y.data(), N, beta_, out, N);
+      else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, K, N, M, 1.0, p.X.data(), M, p.S.data(), N, beta_, out, N);
+    } else {
+      const T one(1), beta(beta_);
+      if (tsmttsm())
+        cblas_zgemm(CblasRowMajor, conj_ ? CblasConjTrans : CblasTrans, CblasNoTrans, M, N, K, &one, p.X.data(), M,
+                    p.Y.data(), N, &beta, out, N);
+      else
+        cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, K, N, M, &one, p.X.data(), M, p.S.data(), N, &beta,
+                    out, N);
+    }
+  }
+  template <class T>
+  std::vector<KernelResult> run_openblas(const RunSettings& rs, const Problem<T>& p) const {
+    KernelResult r = result();
+    if (k_ > (1LL << 31) - 1) {
+      r.note = "K above the 32-bit BLAS interface";
+      return {r};
+    }
+    r.ran = true;
+    std::vector<T> out = initial_output(p);
+    r.time = time_repeats(HostClock{}, rs.warmup, rs.repeats, [&] { cblas_product(p, out.data()); });
+    out = initial_output(p);
+    cblas_product(p, out.data());
+    check(r, p, out.data());
+    return {r};
+  }
+#endif
+
+  template <class ExecSpace, class T>
+  std::vector<KernelResult> run_views(const RunSettings& rs, const Problem<T>& p, Call call) const {
+    using Mem = typename ExecSpace::memory_space;
+    using View = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
+    using Host = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const std::size_t K = std::size_t(k_), M = std::size_t(m_), N = std::size_t(n_);
+    ExecSpace exec;
+    View X("tsm::X", K, M), Y("tsm::Y", K, N), S("tsm::S", M, N);
+    View& out = tsmttsm() ? S : Y;
+    if (tsmttsm())
+      Kokkos::deep_copy(Y, Host(p.Y.data(), K, N));
+    else
+      Kokkos::deep_copy(S, Host(p.S.data(), M, N));
+    Kokkos::deep_copy(X, Host(p.X.data(), K, M));
+    const std::vector<T> init = initial_output(p);
+    auto reset = [&] { Kokkos::deep_copy(out, Host(init.data(), out.extent(0), out.extent(1))); };
+    reset();
+
+    KernelResult r = result();
+    const T one(1), beta(beta_);
+    std::function<void()> f;
+    if (call == Call::portable) {
+      f = [&] {
+        if (tsmttsm())
+          impl::tsmttsm_kokkos(exec, conj_, one, X, Y, beta, S);
+        else
+          impl::tsmm_kokkos(exec, one, X, S, beta, Y);
+      };
+    } else if (call == Call::api) {
+      f = [&] {
+        if (tsmttsm())
+          tsm::tsmttsm(exec, conj_ ? "C" : "T", one, X, Y, beta, S);
+        else
+          tsm::tsmm(exec, one, X, S, beta, Y);
+      };
+    } else if (call == Call::kokkosblas) {
+      if (k_ == 0) {
+        r.note = "K = 0 not offered";
+        return {r};
+      }
+      // Kokkos Kernels 3.4 queues gemm on the default instance of the space.
+      f = [&] {
+        if (tsmttsm())
+          KokkosBlas::gemm(conj_ ? "C" : "T", "N", one, X, Y, beta, S);
+        else
+          KokkosBlas::gemm("N", "N", one, X, S, beta, Y);
+      };
+    } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+      if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+        if (k_ > (1LL << 31) - 1) {
+          r.note = "K above the 32-bit cuBLAS interface";
+          return {r};
+        }
+        return run_cublas(rs, p, exec, X, Y, S, out, reset);
+      }
+#endif
+      r.note = "cuBLAS needs the Cuda backend";
+      return {r};
+    }
+    r.ran = true;
+    r.time = time_repeats(exec, rs.warmup, rs.repeats, f);
+    reset();
+    f();
+    exec.fence();
+    Kokkos::fence();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    check(r, p, h.data());
+    return {r};
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+  template <class T, class View, class Reset>
+  std::vector<KernelResult> run_cublas(const RunSettings& rs, const Problem<T>& p, const Kokkos::Cuda& exec,
+                                       const View& X, const View& Y, const View& S, const View& out,
+                                       Reset&& reset) const {
+    KernelResult r = result();
+    cublasHandle_t h = nullptr;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+    cublasSetStream(h, exec.cuda_stream());
+    const int K = int(k_), M = m_, N = n_;
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    // Row-major X (K x M) is column-major X~ (M x K): C^T = Y~ op(X~)^T, B^T = S~ X~ (paper §1.5).
+    auto f = [&] {
+      if constexpr (std::is_same_v<T, double>) {
+        const double one = 1, beta = beta_;
+        if (tsmttsm())
+          st = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, Y.data(), N, X.data(), M, &beta, S.data(), N);
+        else
+          st = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, S.data(), N, X.data(), M, &beta, Y.data(), N);
+      } else {
+        const cuDoubleComplex one = make_cuDoubleComplex(1, 0), beta = make_cuDoubleComplex(beta_, 0);
+        auto c = [](const T* x) { return reinterpret_cast<const cuDoubleComplex*>(x); };
+        auto w = [](T* x) { return reinterpret_cast<cuDoubleComplex*>(x); };
+        if (tsmttsm())
+          st = cublasZgemm(h, CUBLAS_OP_N, conj_ ? CUBLAS_OP_C : CUBLAS_OP_T, N, M, K, &one, c(Y.data()), N,
+                           c(X.data()), M, &beta, w(S.data()), N);
+        else
+          st = cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, c(S.data()), N, c(X.data()), M, &beta,
+                           w(Y.data()), N);
+      }
+    };
+    try {
+      r.ran = true;
+      r.time = time_repeats(exec, rs.warmup, rs.repeats, f);
+      reset();
+      f();
+      exec.fence();
+    } catch (...) {
+      cublasDestroy(h);
+      throw;
+    }
+    cublasDestroy(h);
+    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS gemm failed (status " + std::to_string(int(st)) + ")");
+    auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    check(r, p, hv.data());
+    return {r};
+  }
+#endif
+
+  std::string kernel_ = "tsmttsm";
+  bool complex_ = false, conj_ = false;
+  int m_ = 8, n_ = 8;
+  long long k_ = 1LL << 22;
+  double beta_ = 0;
+  Problem<double> pd_;
+  Problem<zc> pz_;
+};
+
+}  // namespace
+
+std::unique_ptr<driver::Workload> make_tsm_workload() { return std::make_unique<TsmWorkload>(); }
+
+}  // namespace tessera::tsm
