@@ -15,6 +15,7 @@
 // computing NPT interleaved outputs, UNROLL rows per iteration reusing each
 // shared load of C.
 #include "tessera/tsm/tsm_native_cuda.hpp"
+#include "tessera/tsm/tsm_table.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,6 +26,7 @@ namespace tessera::native_cuda::tsm_detail {
 
 using Index = std::int64_t;
 constexpr int kBlock = 256;
+using NativeConfigT = tsm::NativeConfig;
 
 inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("tessera::tsm native: ") + what + ": " + cudaGetErrorString(e));
@@ -269,16 +271,17 @@ void scale_b(cudaStream_t stream, T* B, int N, Index K, Index ldb, T beta) {
   check(cudaGetLastError(), "scale launch");
 }
 
-// The shipped configuration table (chosen from the paper's tile study and
-// the register model 2(TM TN + 2(TM + TN) + 8) <= 255, §5.2): the square tile
-// side of TSMTTSM by the larger of M, N, and TSMM's outputs per thread by N.
-inline int tsmttsm_tile(bool complex, int M, int N) {
-  const int d = std::max(M, N);
-  if (d <= 2) return 1;
-  if (d <= 8) return 2;
-  if (complex || d <= 32) return 4;
-  return 8;
+// The configuration of a shape: the active table's entry (TESSERA_TSM_TABLE,
+// loaded once for this GPU model), else the shipped default (tsm_table.cpp).
+inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
+  static const std::string gpu = [] {
+    int dev = 0;
+    cudaDeviceProp p{};
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) return std::string();
+    return std::string(p.name);
+  }();
+  tsm::init_table_from_environment(gpu);
+  return tsm::choose_config(tsmttsm, complex, M, N);
 }
-inline int tsmm_outputs(int N) { return N <= 8 ? 1 : (N <= 32 ? 2 : 4); }
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -1,6 +1,8 @@
 // Native TSMM, double and complex: 1, 2 or 4 outputs per thread, two rows per iteration.
 #include "tsm/tsm_kernels.cuh"
 
+#include <type_traits>
+
 namespace tessera::native_cuda {
 
 namespace {
@@ -13,7 +15,7 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     scale_b(stream, B, N, K, ldb, beta);
     return;
   }
-  switch (tsmm_outputs(N)) {
+  switch (config_for(false, !std::is_same_v<T, double>, M, N).outputs) {
     case 1: launch_tsmm<T, 1, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
     case 2: launch_tsmm<T, 2, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
     default: launch_tsmm<T, 4, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
@@ -32,12 +34,11 @@ void tsm_tsmm(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha,
 }
 
 std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
-  using namespace tsm_detail;
-  if (tsmttsm) {
-    const int t = tsmttsm_tile(complex, M, N);
-    return "tsmttsm tile " + std::to_string(t) + "x" + std::to_string(t) + ", leap-frog, shared-memory block sum";
-  }
-  return "tsmm " + std::to_string(tsmm_outputs(N)) + " outputs per thread, 2 rows unrolled, C in shared memory";
+  const auto c = tsm_detail::config_for(tsmttsm, complex, M, N);
+  if (tsmttsm)
+    return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +
+           ", leap-frog, shared-memory block sum";
+  return "tsmm " + std::to_string(c.outputs) + " outputs per thread, 2 rows unrolled, C in shared memory";
 }
 
 }  // namespace tessera::native_cuda

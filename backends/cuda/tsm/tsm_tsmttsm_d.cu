@@ -9,7 +9,7 @@ void tsm_tsmttsm(cudaStream_t stream, bool, int M, int N, std::int64_t K, double
   using namespace tsm_detail;
   scale_c(stream, C, M, N, ldcr, ldcc, beta);
   if (K == 0 || alpha == 0.0) return;
-  switch (tsmttsm_tile(false, M, N)) {
+  switch (config_for(true, false, M, N).tile) {
     case 1: launch_tsmttsm<double, false, 1, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 2: launch_tsmttsm<double, false, 2, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 4: launch_tsmttsm<double, false, 4, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;

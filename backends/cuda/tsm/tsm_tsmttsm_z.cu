@@ -8,7 +8,7 @@ template <bool Conj>
 void run(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha, const zcomplex* A, std::int64_t lda,
          const zcomplex* B, std::int64_t ldb, zcomplex* C, std::int64_t ldcr, std::int64_t ldcc) {
   using namespace tsm_detail;
-  switch (tsmttsm_tile(true, M, N)) {
+  switch (config_for(true, true, M, N).tile) {
     case 1: launch_tsmttsm<zcomplex, Conj, 1, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 2: launch_tsmttsm<zcomplex, Conj, 2, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     default: launch_tsmttsm<zcomplex, Conj, 4, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;

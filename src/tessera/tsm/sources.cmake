@@ -20,3 +20,7 @@ if(TESSERA_HAS_CUDA)
     target_link_libraries(tessera_driver PRIVATE CUDA::cublas)
   endif()
 endif()
+# The native kernels' configuration table (JSON, header-only nlohmann-json;
+# plain C++, so the host flavour builds and tests it too).
+target_sources(tessera PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tsm_table.cpp)
+target_link_libraries(tessera PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)

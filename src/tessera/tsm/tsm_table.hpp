@@ -1,0 +1,57 @@
+#pragma once
+// Configuration table of the native CUDA tall-skinny kernels: which compiled
+// kernel a shape runs. The shipped defaults (the H100 table) are built in; a
+// JSON table measured on another GPU can replace entries at run time
+// (environment variable TESSERA_TSM_TABLE = its path). A table that cannot be
+// read, is malformed, names another GPU or asks for a kernel this build did
+// not compile is refused with a one-line reason and the defaults stay in use.
+//
+// Table format:
+//   {"format": "tessera-tsm-table", "version": 1, "gpu": "NVIDIA H100 80GB HBM3",
+//    "entries": [{"kernel": "tsmttsm", "type": "d", "m": 32, "n": 32, "tile": 4},
+//                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2}, ...]}
+#include <string>
+#include <vector>
+
+namespace tessera::tsm {
+
+struct NativeConfig {
+  int tile = 0;     // TSMTTSM: side of the square register tile (1, 2, 4, 8 double; 1, 2, 4 complex)
+  int outputs = 0;  // TSMM: outputs per thread and row (1, 2, 4)
+};
+
+struct TableEntry {
+  bool tsmttsm = true;
+  bool complex = false;
+  int m = 0, n = 0;
+  NativeConfig config;
+};
+
+struct Table {
+  std::string gpu;
+  std::vector<TableEntry> entries;
+};
+
+// The shipped choice for a shape (M, N in 1..64).
+NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);
+// Whether this build has the kernel `c` names, and it fits the shape (a
+// block of 256 threads holds at least one thread per tile).
+bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c);
+
+// Parses and checks a table; std::invalid_argument (one line, naming
+// `source`) when it is malformed, has an unusable entry, or names a GPU other
+// than `expected_gpu` (not checked when empty).
+Table parse_table(const std::string& json_text, const std::string& source, const std::string& expected_gpu = "");
+// The same from a file.
+Table load_table(const std::string& path, const std::string& expected_gpu = "");
+
+// What a call of this shape runs: the active table's entry, else the default.
+NativeConfig choose_config(bool tsmttsm, bool complex, int M, int N);
+// Installs `t` as the active table (tests, tuning); an empty table restores the defaults.
+void set_active_table(const Table& t);
+// Loads TESSERA_TSM_TABLE once (if set) for the GPU named `gpu`; later calls do nothing.
+void init_table_from_environment(const std::string& gpu);
+// "defaults", "table <path> (<n> entries)" or "refused tsm table <path>: <reason>; defaults in use".
+std::string table_status();
+
+}  // namespace tessera::tsm

@@ -1,0 +1,87 @@
+// The native kernels' configuration table: defaults cover every shape, a
+// valid table overrides entries, and corrupt or foreign tables are refused
+// with one line while the defaults stay in use.
+#include "tessera/tsm/tsm_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using namespace tessera::tsm;
+
+TEST(TsmTable, DefaultsCoverEveryShape) {
+  for (bool t : {true, false})
+    for (bool z : {false, true})
+      for (int m = 1; m <= 64; ++m)
+        for (int n = 1; n <= 64; ++n) EXPECT_TRUE(config_usable(t, z, m, n, default_config(t, z, m, n))) << m << "x" << n;
+}
+
+TEST(TsmTable, ValidTableOverridesItsEntries) {
+  const std::string text = R"({"format": "tessera-tsm-table", "version": 1, "gpu": "Test GPU",
+    "entries": [{"kernel": "tsmttsm", "type": "d", "m": 32, "n": 32, "tile": 2},
+                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 4}]})";
+  const Table t = parse_table(text, "inline", "Test GPU");
+  ASSERT_EQ(t.entries.size(), 2u);
+  set_active_table(t);
+  EXPECT_EQ(choose_config(true, false, 32, 32).tile, 2);
+  EXPECT_EQ(choose_config(false, true, 8, 16).outputs, 4);
+  EXPECT_EQ(choose_config(true, false, 16, 16).tile, default_config(true, false, 16, 16).tile);
+  set_active_table(Table{});
+  EXPECT_EQ(choose_config(true, false, 32, 32).tile, default_config(true, false, 32, 32).tile);
+}
+
+void expect_refused(const std::string& text, const std::string& needle, const std::string& gpu = "") {
+  try {
+    parse_table(text, "t.json", gpu);
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("t.json"), std::string::npos) << what;
+    EXPECT_NE(what.find(needle), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+std::string table_with(const std::string& entry, const std::string& head = R"("format": "tessera-tsm-table", "version": 1, "gpu": "G")") {
+  return "{" + head + R"(, "entries": [)" + entry + "]}";
+}
+
+TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
+  expect_refused("{not json", "not valid JSON");
+  expect_refused(R"({"format": "other", "version": 1})", "not a tessera-tsm-table");
+  expect_refused(table_with("", R"("format": "tessera-tsm-table", "version": 2, "gpu": "G")"), "version 2");
+  expect_refused(table_with(""), "measured on \"G\"", "NVIDIA H100 80GB HBM3");
+  expect_refused(table_with(R"({"kernel": "gemm", "type": "d", "m": 4, "n": 4, "tile": 2})"), "kernel \"gemm\"");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "s", "m": 4, "n": 4, "tile": 2})"), "type \"s\"");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 4, "n": 4, "tile": 3})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 64, "n": 64, "tile": 8})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "tile": 1})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 65, "n": 4, "tile": 2})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4, "outputs": 3})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4})"), "malformed");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": "four", "n": 4, "outputs": 1})"), "malformed");
+  EXPECT_THROW(load_table("/nonexistent/tsm.json"), std::invalid_argument);
+}
+
+TEST(TsmTable, RefusedEnvironmentTableKeepsTheDefaults) {
+  const std::string path = ::testing::TempDir() + "tsm_table_corrupt.json";
+  {
+    std::ofstream out(path);
+    out << R"({"format": "tessera-tsm-table", "version": 1, "gpu": "G", "entries": [)";  // truncated
+  }
+  setenv("TESSERA_TSM_TABLE", path.c_str(), 1);
+  init_table_from_environment("G");
+  const std::string status = table_status();
+  EXPECT_NE(status.find("refused"), std::string::npos) << status;
+  EXPECT_NE(status.find("defaults in use"), std::string::npos) << status;
+  EXPECT_EQ(choose_config(true, false, 40, 40).tile, default_config(true, false, 40, 40).tile);
+  std::remove(path.c_str());
+}
+
+}  // namespace
