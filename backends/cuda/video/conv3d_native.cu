@@ -1,4 +1,5 @@
-// Native CUDA 3-D convolution: the register-blocked direct kernel. A block of
+// Native CUDA 3-D convolution: the register-blocked direct kernel (below the
+// streaming kernel further down). A block of
 // 32 x 4 threads computes a 32 x 32 output tile of one frame; each thread
 // holds 8 consecutive rows of one column. For each kernel plane l the block
 // stages the (32+k-1)^2 input plane in shared memory; for each kernel column m
@@ -78,16 +79,93 @@ void launch_register(cudaStream_t stream, const float* v, float* out, const vide
   check(cudaGetLastError(), "launch");
 }
 
+// STREAMING (the paper's loop skewing) with register accumulators: a block of
+// 32 threads owns 32 output columns of one frame and a segment of 64 output
+// rows, and marches down y. Each step stages one input row of the k frames
+// (k x (32 + k - 1), double-buffered: one barrier per step) and adds it to the
+// k output rows in flight, held in registers acc[j] (row y = r - j); each
+// staged value feeds k FMAs whose taps are constant-memory operands (l, j, m
+// all unrolled). The first k - 1 steps of a segment only warm its rows up.
+constexpr int kStreamX = 32, kStreamSeg = 64;
+
+template <int K>
+__global__ void __launch_bounds__(kStreamX)
+    conv3d_streaming_kernel(const float* __restrict__ v, float* __restrict__ out, int H, int W, int Ho, int Wo,
+                            int shift, int nx, int nseg) {
+  constexpr int EX = kStreamX + K - 1;
+  __shared__ float slice[2][K][EX];
+  const int b = blockIdx.x;
+  const int x0 = (b % nx) * kStreamX, ys = ((b / nx) % nseg) * kStreamSeg, t0 = b / (nx * nseg);
+  const int tx = threadIdx.x;
+  float acc[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) acc[j] = 0.f;
+  const int steps = min(kStreamSeg, Ho - ys) + K - 1;
+  for (int q = 0; q < steps; ++q) {
+    const int yin = ys + shift + q;  // input row of this step
+    const int buf = q & 1;
+    const bool row_in = yin >= 0 && yin < H;
+    for (int i = tx; i < K * EX; i += kStreamX) {
+      const int a = i % EX, l = i / EX;
+      const int x = x0 + shift + a;
+      slice[buf][l][a] = (row_in && x >= 0 && x < W) ? __ldg(v + (std::size_t(t0 + l) * H + yin) * W + x) : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int l = 0; l < K; ++l)
+#pragma unroll
+      for (int m = 0; m < K; ++m) {
+        const float val = slice[buf][l][tx + m];
+#pragma unroll
+        for (int j = 0; j < K; ++j) acc[j] = fmaf(val, c_conv3d_kf[(l * K + j) * K + m], acc[j]);
+      }
+    // acc[K-1] has all K rows of kernel: output row ys + q - (K - 1).
+    const int y = ys + q - (K - 1);
+    if (y >= ys && x0 + tx < Wo) out[(std::size_t(t0) * Ho + y) * Wo + x0 + tx] = acc[K - 1];
+#pragma unroll
+    for (int j = K - 1; j > 0; --j) acc[j] = acc[j - 1];
+    acc[0] = 0.f;
+  }
+}
+
+template <int K>
+void launch_streaming(cudaStream_t stream, const float* v, float* out, const video::impl::Conv3dGeometry& g) {
+  const int nx = (g.Wo + kStreamX - 1) / kStreamX, nseg = (g.Ho + kStreamSeg - 1) / kStreamSeg;
+  conv3d_streaming_kernel<K><<<unsigned(g.To) * nx * nseg, kStreamX, 0, stream>>>(v, out, g.H, g.W, g.Ho, g.Wo,
+                                                                                 g.shift, nx, nseg);
+  check(cudaGetLastError(), "launch");
+}
+
+void upload_taps(cudaStream_t stream, const float* kf, int k) {
+  // Constant memory is one per device: calls with different kernels must be
+  // ordered (one stream, or synchronised streams).
+  check(cudaMemcpyToSymbolAsync(c_conv3d_kf, kf, std::size_t(k) * k * k * sizeof(float), 0,
+                                cudaMemcpyDeviceToDevice, stream),
+        "kernel upload");
+}
+
 }  // namespace
+
+void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, float* out,
+                      const video::impl::Conv3dGeometry& g) {
+  if (g.To <= 0 || g.Ho <= 0 || g.Wo <= 0) return;
+  upload_taps(stream, kf, g.k);
+  switch (g.k) {
+    case 3: launch_streaming<3>(stream, v, out, g); break;
+    case 5: launch_streaming<5>(stream, v, out, g); break;
+    case 7: launch_streaming<7>(stream, v, out, g); break;
+    case 9: launch_streaming<9>(stream, v, out, g); break;
+    case 11: launch_streaming<11>(stream, v, out, g); break;
+    case 13: launch_streaming<13>(stream, v, out, g); break;
+    case 15: launch_streaming<15>(stream, v, out, g); break;
+    default: throw std::invalid_argument("conv3d native: k = " + std::to_string(g.k) + " is not odd 3..15");
+  }
+}
 
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g) {
   if (g.To <= 0 || g.Ho <= 0 || g.Wo <= 0) return;
-  // Constant memory is one per device: calls with different kernels must be
-  // ordered (one stream, or synchronised streams).
-  check(cudaMemcpyToSymbolAsync(c_conv3d_kf, kf, std::size_t(g.k) * g.k * g.k * sizeof(float), 0,
-                                cudaMemcpyDeviceToDevice, stream),
-        "kernel upload");
+  upload_taps(stream, kf, g.k);
   switch (g.k) {
     case 3: launch_register<3>(stream, v, out, g); break;
     case 5: launch_register<5>(stream, v, out, g); break;

@@ -18,6 +18,13 @@ namespace tessera::native_cuda {
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g);
 
+// The paper's STREAMING algorithm with the k partial sums of each column in
+// registers: 32 columns x 64 output rows of one frame per block, marching down
+// y one input row (k x (32 + k - 1) values of the k frames) per step, each
+// staged value feeding k FMAs with constant-memory taps.
+void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, float* out,
+                      const video::impl::Conv3dGeometry& g);
+
 // The paper's Fourier methods with cuFFT (backends/cuda/video/conv3d_cufft.cu),
 // same sizes and conventions as Conv3dFftw (conv3d_fft.hpp): hybrid = false is
 // 3-D FOURIER (one 3-D transform of the volume), true is HYBRID FOURIER (2-D

@@ -6,6 +6,9 @@
 #include "tessera/core/random.hpp"
 #include "tessera/core/validate.hpp"
 #include "tessera/video/conv3d.hpp"
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/video/conv3d_native_cuda.hpp"
+#endif
 
 #include <limits>
 #include <stdexcept>
@@ -161,5 +164,41 @@ TYPED_TEST(Conv3d, BadSizesThrow) {
   EXPECT_THROW(conv3d(exec, tiny, K3, outv, valid), std::invalid_argument);
   EXPECT_NO_THROW(conv3d(exec, V, K3, out));
 }
+
+#if TESSERA_HAS_CUDA_NATIVE
+// Both native direct kernels, called directly (the public API picks one).
+TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
+  if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  using E = Kokkos::Cuda;
+  E exec;
+  for (int k : {3, 5, 7, 15})
+    for (bool valid : {false, true}) {
+      // H spans two 64-row segments of the streaming kernel, W two 32-column tiles.
+      const int T = k + 1, H = valid ? 70 + k : 83, W = valid ? 40 + k : 45;
+      const auto seed = tessera::test::fresh_seed();
+      SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", seed = " + std::to_string(seed));
+      const auto hv = random_vector(std::size_t(T) * H * W, seed);
+      const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+      const auto ref = reference(hv, hk, T, H, W, k, valid);
+      auto V = upload<E>(hv, T, H, W);
+      auto K = upload<E>(hk, k, k, k);
+      const auto filter = make_conv3d_filter(exec, K);
+      const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
+      Vol<E> out("out", g.To, g.Ho, g.Wo);
+      for (int which = 0; which < 2; ++which) {
+        SCOPED_TRACE(which ? "register" : "streaming");
+        Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
+        exec.fence();
+        if (which)
+          tessera::native_cuda::conv3d_register(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g);
+        else
+          tessera::native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g);
+        exec.fence();
+        const auto h = download(out);
+        EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
+      }
+    }
+}
+#endif
 
 }  // namespace

@@ -140,17 +140,21 @@ class Conv3dKernel final : public VideoKernel {
                  "conv3d register-blocked: 32 x 16 output tile, 4 rows per thread, one input plane in scratch",
                  Conv3dAlgorithm::register_blocked);
     const char* native = "conv3d register-blocked native CUDA kernel, taps in constant memory (tessera::video::conv3d's pick on Cuda)";
+    const char* nstream = "conv3d STREAMING native CUDA: 32 columns x 64 rows per block marching down y, k partial sums in registers, taps in constant memory";
     const char* cufft3 = "conv3d 3-D FOURIER with cuFFT (R2C volume, product, C2R)";
     const char* cuffth = "conv3d HYBRID FOURIER with cuFFT (2-D per frame, k-tap complex convolution along t)";
 #if TESSERA_HAS_CUDA_NATIVE
     t.add_native("native-cuda-register", Platform::gpu, native,
                  [this](const RunSettings& rs) { return run_kokkos<Kokkos::Cuda>(rs, Conv3dAlgorithm::automatic); }, "");
+    t.add_native("native-cuda-streaming", Platform::gpu, nstream,
+                 [this](const RunSettings& rs) { return run_native_streaming(rs); }, "");
     t.add_native("cufft-3d", Platform::gpu, cufft3, [this](const RunSettings& rs) { return run_cufft(rs, false); }, "");
     t.add_native("cufft-hybrid", Platform::gpu, cuffth, [this](const RunSettings& rs) { return run_cufft(rs, true); },
                  "");
 #else
     const char* needs = "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE";
     t.add_native("native-cuda-register", Platform::gpu, native, {}, needs);
+    t.add_native("native-cuda-streaming", Platform::gpu, nstream, {}, needs);
     t.add_native("cufft-3d", Platform::gpu, cufft3, {}, needs);
     t.add_native("cufft-hybrid", Platform::gpu, cuffth, {}, needs);
 #endif
@@ -286,6 +290,21 @@ class Conv3dKernel final : public VideoKernel {
 #endif
 
 #if TESSERA_HAS_CUDA_NATIVE
+  std::vector<KernelResult> run_native_streaming(const RunSettings& rs) const {
+    Kokkos::Cuda exec;
+    Vol<Kokkos::CudaSpace> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);
+    Vol<Kokkos::CudaSpace> K(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), k_, k_, k_);
+    Vol<Kokkos::CudaSpace> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), g_.To, g_.Ho, g_.Wo);
+    Kokkos::deep_copy(exec, V, HostVol(const_cast<float*>(V_.data()), T_, H_, W_));
+    Kokkos::deep_copy(exec, K, HostVol(const_cast<float*>(K_.data()), k_, k_, k_));
+    const auto filter = make_conv3d_filter(exec, K);
+    const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
+      native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g_);
+    });
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    return {result(stats, h.data(), kDirectTolerance, "taps uploaded to constant memory in each call")};
+  }
+
   std::vector<KernelResult> run_cufft(const RunSettings& rs, bool hybrid) const {
     Kokkos::Cuda exec;
     Vol<Kokkos::CudaSpace> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);
