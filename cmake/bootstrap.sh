@@ -108,6 +108,18 @@ if [ -n "$export_to" ]; then
   cp -r "$pristine/kokkos" "$pristine/kokkos-kernels" "$export_to/"
   # GoogleTest's source too, for machines where it is not installed.
   if [ -d /usr/src/googletest ]; then rm -rf "$export_to/googletest"; cp -r /usr/src/googletest "$export_to/"; fi
+  # Header-only libraries (nlohmann-json, Random123) and FFTW's float library
+  # with its header, for machines that lack the Debian packages.
+  rm -rf "$export_to/include" "$export_to/prefix" && mkdir -p "$export_to/include" "$export_to/prefix/include" \
+    "$export_to/prefix/lib"
+  for h in nlohmann Random123; do [ -d /usr/include/$h ] && cp -r /usr/include/$h "$export_to/include/"; done
+  if [ -f /usr/include/fftw3.h ]; then
+    cp /usr/include/fftw3.h "$export_to/prefix/include/"
+    for l in fftw3f fftw3f_omp; do
+      f=$(ls /usr/lib/*-linux-gnu/lib$l.so.3 2>/dev/null | head -n 1)
+      [ -n "$f" ] && cp -L "$f" "$export_to/prefix/lib/lib$l.so.3" && ln -sf "lib$l.so.3" "$export_to/prefix/lib/lib$l.so"
+    done
+  fi
   log "exported pristine sources to $export_to"
 fi
 

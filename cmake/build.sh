@@ -86,6 +86,10 @@ else
 fi
 # Offline machines without an installed GoogleTest build the carried source.
 [ -n "$sources" ] && [ -d "$sources/googletest" ] && cmake_args+=(-DTESSERA_GTEST_SOURCE="$sources/googletest")
+# ... and the carried header-only libraries and FFTW (bootstrap.sh --export-sources).
+[ -n "$sources" ] && [ -d "$sources/include" ] && cmake_args+=(-DTESSERA_EXTRA_INCLUDE="$sources/include")
+[ -n "$sources" ] && [ -d "$sources/prefix" ] && cmake_args+=(-DCMAKE_PREFIX_PATH="$sources/prefix") &&
+  export LD_LIBRARY_PATH="$sources/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 t0=$SECONDS
 echo "[build] configuring $flavour flavour in $build_dir"
 mkdir -p "$build_dir"

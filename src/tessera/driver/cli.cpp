@@ -25,7 +25,7 @@ const char* kUsage =
     "\n"
     "usage: tessera <command> [options]\n"
     "  list                        workloads, their variants and which can run here\n"
-    "  run <workload> [options]    run one variant (the library's choice by default) and print its results\n"
+    "  run <workload> [options]    run one variant (by default the library's choice) and print it\n"
     "  compare <workload> [opts]   run every available variant on the same inputs, one table\n"
     "  tune <workload> [options]   measure tuning candidates here and write the table the library loads\n"
     "  demo [--out DIR]            a small side-by-side comparison of every workload\n"

@@ -5,9 +5,10 @@
 namespace tessera::driver {
 
 namespace {
+// "a", "a or b", "a, b or c".
 std::string join(const std::vector<std::string>& v) {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " or " : ", ") + v[i];
   return s;
 }
 }  // namespace
@@ -24,7 +25,7 @@ std::string get_choice(const Options& opts, const std::string& option, const std
                        const std::string& fallback) {
   const std::string v = opts.get(option, fallback);
   if (std::find(choices.begin(), choices.end(), v) == choices.end())
-    throw UsageError("--" + option + " expects " + join(choices) + "; got '" + v + "'");
+    throw UsageError("--" + option + " expects " + join(choices) + ", got '" + v + "'");
   return v;
 }
 

@@ -347,16 +347,20 @@ TEST(HimenoWorkload, EveryVariantValidates) {
       w->configure(parse_options({"--size", "12x10x37", "--iters", "3", "--precision", prec, "--init", init},
                                  w->options(), "test"));
       EXPECT_NE(w->problem_summary().find("12x10x37"), std::string::npos);
-      w->prepare(tessera::test::fresh_seed());
+      w->prepare(tessera::test::fresh_seed(), tessera::driver::Progress::none());
       const auto need = w->memory_need();
       EXPECT_GE(need.device_bytes, 14.0 * 12 * 10 * 37 * (prec[0] == 'd' ? 8 : 4));
-      for (const auto& v : w->variants()) {
-        if (v.platform == tessera::driver::Platform::gpu && tessera::cuda_device_count() == 0) continue;
-        const auto rows = w->run(v.name, {0, 1});
+      for (const auto& v : w->variants().all()) {
+        if (!v.in_build() || (v.platform == tessera::driver::Platform::gpu && tessera::cuda_device_count() == 0))
+          continue;
+        const auto rows = v.run({0, 1});
         ASSERT_EQ(rows.size(), 1u);
         const auto& r = rows[0];
         EXPECT_EQ(r.kernel, "jacobi");
         EXPECT_TRUE(r.valid) << v.name << ": " << r.note;
+        ASSERT_EQ(r.observables.size(), 1u);
+        EXPECT_EQ(r.observables[0].name, "gosa");
+        EXPECT_GT(r.observables[0].value, 0.0);
         EXPECT_GT(r.time.median, 0.0);
         EXPECT_DOUBLE_EQ(r.flops, 34.0 * 10 * 8 * 35 * 3);
         EXPECT_DOUBLE_EQ(r.bytes, 14.0 * 10 * 8 * 35 * 3 * (prec[0] == 'd' ? 8 : 4));
