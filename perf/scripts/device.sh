@@ -4,9 +4,11 @@
 # benchmarks, and print the result tables last.
 #
 #   where there is network:  cmake/bootstrap.sh --export-sources .deps/sources
-#   on the GPU machine:      perf/scripts/device.sh [--quick | --himeno | --scaling]
+#   on the GPU machine:      perf/scripts/device.sh [--quick | --himeno | --scaling | --workloads]
 #     (default: STREAM and Himeno; --himeno: Himeno and its bandwidth probe;
-#      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling)
+#      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling;
+#      --workloads: every workload's comparison at its benchmark size, the
+#      ceilings and portability metric of each, and the demo)
 # perf/README.md says what each mode measures.
 # Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
 # $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
@@ -14,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 mode=${1:---all}
-case "$mode" in --all|--quick|--himeno|--scaling) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in --all|--quick|--himeno|--scaling|--workloads) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
 out=$root/build/device-out
 rm -rf "$out" && mkdir -p "$out"
@@ -30,7 +32,9 @@ nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_ver
 lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)' | tee "$out/cpu.txt"
 
 t0=$SECONDS
-cmake/build.sh --flavour cuda --sources "$sources" --no-apt 2>&1 | tee "$out/build.log" | grep -E '^\[|error' || true
+cmake/build.sh --flavour cuda --sources "$sources" --no-apt 2>&1 | tee "$out/build.log" | grep -E '^\[|error' ||
+  # A target that fails to build should not keep the others from running.
+  ninja -C build/cuda -k 0 >> "$out/build.log" 2>&1 || grep -E "error|FAILED" "$out/build.log" | head -n 20
 [ -x build/cuda/src/tessera ] || { tail -n 40 "$out/build.log"; exit 1; }
 echo "[device] build: $((SECONDS - t0)) s"
 
@@ -44,6 +48,26 @@ export OMP_PROC_BIND=spread OMP_PLACES=threads
 tessera=build/cuda/src/tessera
 if [ "$mode" = --quick ]; then
   $tessera compare stream --size M --quiet --csv "$out/stream.csv" | tee "$out/stream.txt"
+  exit 0
+fi
+if [ "$mode" = --workloads ]; then
+  # Ceilings once (cached for the runs after it), then each workload.
+  $tessera compare stream --size L --repeats 20 --warmup 3 --quiet --csv "$out/stream.csv" \
+    --json "$out/stream.json" > "$out/stream.txt" 2>&1 || true
+  cpu_gpu=$($tessera list | sed -n '/^  himeno:/,/^  [a-z]/p' |
+    awk '$1=="*" && ($3=="[gpu]" || $3=="[cpu]") {print $2}' | paste -sd,)
+  for prec in double float; do
+    $tessera compare himeno --size L --precision $prec --iters 20 --repeats 5 --warmup 1 --quiet \
+      --variants "$cpu_gpu" --csv "$out/himeno_L_$prec.csv" --json "$out/himeno_L_$prec.json" \
+      > "$out/himeno_L_$prec.txt" 2>&1 || true
+  done
+  for w in tsm gluon video; do
+    $tessera list | grep -q "^  $w:" || continue
+    $tessera compare $w --quiet --csv "$out/$w.csv" --json "$out/$w.json" > "$out/$w.txt" 2>&1 || true
+  done
+  mkdir -p "$out/demo"
+  $tessera demo --quiet --out "$out/demo" > "$out/demo.txt" 2>&1 || true
+  for f in "$out"/*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,$p' "$f"; done
   exit 0
 fi
 if [ "$mode" = --scaling ]; then

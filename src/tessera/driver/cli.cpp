@@ -203,9 +203,11 @@ Command parse_command_line(const std::vector<std::string>& args) {
     cmd.kind = Command::Kind::demo;
     cmd.options = parse_options({args.begin() + 1, args.end()},
                                 {{"out", "DIR", "", "folder for the CSV and JSON files (default: none)"},
+                                 {"workloads", "LIST", "", "comma-separated workloads (default: all)"},
                                  {"quiet", "", "", "no progress lines"}},
                                 "tessera demo");
     if (cmd.options.has("out")) check_output_path(cmd.options.get("out") + "/x");
+    for (const auto& w : cmd.options.get_list("workloads")) make_workload(w);  // unknown ones: UsageError
     return cmd;
   }
   if (c != "run" && c != "compare" && c != "tune")
@@ -271,7 +273,9 @@ int run_demo(const Options& o, std::ostream& out, Progress& progress) {
   nlohmann::json summary = nlohmann::json::array();
   bool all_valid = true;
   bool measured = false;
+  const auto only = o.get_list("workloads");
   for (const auto& e : workloads()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), e.name) == only.end()) continue;
     auto w = e.make();
     const auto args = w->demo_arguments();
     auto specs = driver_options(Command::Kind::compare);
