@@ -8,6 +8,9 @@
 #include "tessera/core/timer.hpp"
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/tsm/tsm.hpp"
+#include "tessera/tsm/tsm_table.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosBlas3_gemm.hpp>
@@ -22,6 +25,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <fstream>
+#include <ostream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -116,6 +122,15 @@ class TsmWorkload final : public driver::Workload {
   std::vector<std::string> demo_arguments() const override {
     return {"--kernel", "tsmttsm", "--m", "16", "--k", "1000000", "--repeats", "5"};
   }
+  std::vector<OptionSpec> tune_options() const override {
+    return {{"output", "FILE", "tsm_table.json", "the table to write (load it with TESSERA_TSM_TABLE=FILE)"},
+            {"kernels", "LIST", "tsmttsm,tsmm", "kernels to tune"},
+            {"types", "LIST", "d,z", "scalar types to tune (d, z)"},
+            {"ms", "LIST", "1,2,3,4,5,6,7,8,10,12,16,20,24,28,32,36,40,48,56,64", "M = N values to tune"},
+            {"mb", "MIB", "2048", "size of the tall operands per shape (MiB)"},
+            {"repeats", "N", "5", "timed repeats per candidate (median)"}};
+  }
+  void tune(const Options& opts, Progress& progress, std::ostream& out) override;
   void prepare(std::uint64_t seed, Progress& progress) override {
     progress.message("tsm: random inputs and the reference");
     if (complex_)
@@ -141,7 +156,7 @@ class TsmWorkload final : public driver::Workload {
       return dispatch([&](auto& p) { return run_views<Kokkos::Cuda>(rs, p, Call::api); });
     }, "");
 #else
-    t.add_native("native-cuda", Platform::gpu, native, {}, "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+    t.add_native("native-cuda", Platform::gpu, native, {}, "a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
 #endif
     const char* cublas = "vendor: cublasDgemm/Zgemm on the column-major reinterpretation (paper §1.5)";
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -175,6 +190,10 @@ class TsmWorkload final : public driver::Workload {
 
  private:
   enum class Call { portable, api, cublas, kokkosblas };
+#if TESSERA_HAS_CUDA_NATIVE
+  template <class T>
+  std::pair<NativeConfig, double> tune_shape(bool tsmttsm, int m, long long K, int repeats);
+#endif
 
   bool tsmttsm() const { return kernel_ == "tsmttsm"; }
   double elem() const { return complex_ ? 16.0 : 8.0; }
@@ -500,6 +519,112 @@ class TsmWorkload final : public driver::Workload {
   Problem<double> pd_;
   Problem<zc> pz_;
 };
+
+
+void TsmWorkload::tune(const Options& opts, Progress& progress, std::ostream& out) {
+  const std::string path = opts.get("output", "tsm_table.json");
+  const auto kernels = opts.get_list("kernels", "tsmttsm,tsmm");
+  const auto types = opts.get_list("types", "d,z");
+  const auto ms = opts.get_list("ms", "1,2,4,8,16,32,64");
+  const double mib = opts.get_double("mb", 2048, 1, 1 << 20);
+  const int repeats = int(opts.get_int("repeats", 5, 1, 1000));
+  for (const auto& k : kernels)
+    if (k != "tsmttsm" && k != "tsmm") throw UsageError("--kernels: unknown kernel '" + k + "' (tsmttsm, tsmm)");
+  for (const auto& t : types)
+    if (t != "d" && t != "z") throw UsageError("--types: unknown type '" + t + "' (d, z)");
+  std::vector<int> sizes;
+  for (const auto& m : ms) {
+    Options o;
+    o.set("ms", m);
+    sizes.push_back(int(o.get_int("ms", 1, 1, max_skinny)));
+  }
+#if TESSERA_HAS_CUDA_NATIVE
+  {
+    std::ofstream probe(path + ".tmp");
+    if (!probe) throw UsageError("--output: cannot write '" + path + "'");
+  }
+  // Loads TESSERA_TSM_TABLE (if set) now, so it cannot replace the candidates later.
+  (void)native_cuda::tsm_native_config(true, false, 1, 1);
+  int dev = 0;
+  cudaDeviceProp prop{};
+  cudaGetDevice(&dev);
+  cudaGetDeviceProperties(&prop, dev);
+  nlohmann::json entries = nlohmann::json::array();
+  const double total = double(kernels.size() * types.size() * sizes.size());
+  double done = 0;
+  for (const auto& kernel : kernels)
+    for (const auto& type : types)
+      for (int m : sizes) {
+        const bool tt = kernel == "tsmttsm", z = type == "z";
+        const double s = z ? 16 : 8;
+        const long long K = std::max(1LL, (long long)(mib * 1048576.0 / (s * 2 * m)));
+        auto best = z ? tune_shape<zc>(tt, m, K, repeats) : tune_shape<double>(tt, m, K, repeats);
+        nlohmann::json e = {{"kernel", kernel}, {"type", type}, {"m", m}, {"n", m}};
+        if (tt)
+          e["tile"] = best.first.tile;
+        else
+          e["outputs"] = best.first.outputs;
+        entries.push_back(e);
+        out << kernel << " " << type << " M = N = " << m << ": " << (tt ? "tile " : "outputs ")
+            << (tt ? best.first.tile : best.first.outputs) << ", " << best.second * 1e3 << " ms at K = " << K << "\n";
+        progress.update("tune tsm", ++done, total);
+      }
+  progress.finish("tune tsm");
+  set_active_table(Table{});
+  const nlohmann::json table = {
+      {"format", "tessera-tsm-table"}, {"version", 1}, {"gpu", std::string(prop.name)}, {"entries", entries}};
+  {
+    std::ofstream f(path + ".tmp");
+    f << table.dump(1) << "\n";
+    if (!f) throw std::runtime_error("writing " + path + ".tmp failed");
+  }
+  if (std::rename((path + ".tmp").c_str(), path.c_str()) != 0) throw std::runtime_error("renaming to " + path + " failed");
+  out << "wrote " << path << " (" << entries.size() << " entries for " << prop.name << ")\n";
+#else
+  (void)progress;
+  (void)out;
+  (void)repeats;
+  throw UsageError("tune tsm measures the native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+#endif
+}
+
+#if TESSERA_HAS_CUDA_NATIVE
+// Times every compiled candidate of one shape (M = N = m) on the GPU through
+// the public API, the candidate installed as the only table entry.
+template <class T>
+std::pair<NativeConfig, double> TsmWorkload::tune_shape(bool tt, int m, long long K, int repeats) {
+  using View = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::CudaSpace>;
+  Kokkos::Cuda exec;
+  View X("tsm::tune::X", K, m), Y("tsm::tune::Y", K, m), S("tsm::tune::S", m, m);
+  Kokkos::deep_copy(X, T(0.5));
+  Kokkos::deep_copy(Y, T(0.25));
+  Kokkos::deep_copy(S, T(0.125));
+  const bool z = !std::is_same_v<T, double>;
+  std::vector<NativeConfig> cands;
+  for (int c : {1, 2, 4, 8}) {
+    NativeConfig nc;
+    (tt ? nc.tile : nc.outputs) = c;
+    if (config_usable(tt, z, m, m, nc)) cands.push_back(nc);
+  }
+  std::pair<NativeConfig, double> best{default_config(tt, z, m, m), std::numeric_limits<double>::infinity()};
+  for (const auto& c : cands) {
+    TableEntry e;
+    e.tsmttsm = tt;
+    e.complex = z;
+    e.m = e.n = m;
+    e.config = c;
+    set_active_table(Table{"", {e}});
+    const auto t = time_repeats(exec, 1, repeats, [&] {
+      if (tt)
+        tsm::tsmttsm(exec, "T", T(1), X, Y, T(0), S);
+      else
+        tsm::tsmm(exec, T(1), X, S, T(0), Y);
+    });
+    if (t.median < best.second) best = {c, t.median};
+  }
+  return best;
+}
+#endif
 
 }  // namespace
 
