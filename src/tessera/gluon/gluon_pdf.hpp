@@ -168,11 +168,12 @@ inline double alphas_one_loop(double q, double as_mz, double mz = 91.188) {
   return as_mz / (1.0 + as_mz * b0 * std::log(q * q / (mz * mz)));
 }
 
-// A toy gluon-only set, Q-independent: x*g = A x^-lambda (1-x)^b, on x knots
+// A toy gluon-only set, Q-independent: x*g = A x^-lambda (1-x)^b (by default
+// the Les Houches benchmark's input gluon at Q0^2 = 2 GeV^2, not evolved), on x knots
 // log-spaced in [1e-7, 0.1) (13 a decade) and linear in [0.1, 1] (step 0.025,
 // as real grids are dense at large x), and 24 Q knots in [1, 1e5] GeV;
 // alpha_s one-loop from alpha_s(MZ) on the same Q knots.
-inline PdfGridHost toy_gluon_set(double A = 1.7, double lambda = 0.2, double b = 5.0, double as_mz = 0.118) {
+inline PdfGridHost toy_gluon_set(double A = 1.7, double lambda = 0.1, double b = 5.0, double as_mz = 0.118) {
   PdfGridHost h;
   h.name = "toy-gluon";
   for (int i = 0; i < 78; ++i) h.x.push_back(std::pow(10.0, -7.0 + i / 13.0));

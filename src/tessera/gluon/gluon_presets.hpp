@@ -33,15 +33,23 @@ EventConfig<T> preset(const std::string& name, int n, double sqrt_s = 14000.0) {
 
 // The grid must cover the run: x down to tau_min and the scale's range
 // (beyond the grid the interpolation is frozen at its edge).
-template <class T, class MemorySpace>
-void check_pdf_range(const EventConfig<T>& c, const PdfGrid<T, MemorySpace>& g) {
-  if (double(c.tau_min) < double(g.xmin) * (1 - 1e-6))
-    throw std::invalid_argument("gluon: the PDF grid starts at x = " + std::to_string(double(g.xmin)) +
+template <class T>
+void check_pdf_range(const EventConfig<T>& c, double xmin, double q2min, double q2max) {
+  if (double(c.tau_min) < xmin * (1 - 1e-6))
+    throw std::invalid_argument("gluon: the PDF grid starts at x = " + std::to_string(xmin) +
                                 ", the run needs x down to " + std::to_string(double(c.tau_min)));
   const double qlo = c.scale == ScaleChoice::fixed ? double(c.mu_fixed) : (c.n - 2) * double(c.pt_min);
-  if (qlo * qlo < double(g.q2min) * (1 - 1e-6) ||
-      (c.scale == ScaleChoice::fixed && qlo * qlo > double(g.q2max) * (1 + 1e-6)))
+  if (qlo * qlo < q2min * (1 - 1e-6) || (c.scale == ScaleChoice::fixed && qlo * qlo > q2max * (1 + 1e-6)))
     throw std::invalid_argument("gluon: the scale " + std::to_string(qlo) + " GeV is outside the PDF grid");
+}
+template <class T, class MemorySpace>
+void check_pdf_range(const EventConfig<T>& c, const PdfGrid<T, MemorySpace>& g) {
+  check_pdf_range(c, double(g.xmin), double(g.q2min), double(g.q2max));
+}
+template <class T>
+void check_pdf_range(const EventConfig<T>& c, const PdfGridHost& g) {
+  g.validate();
+  check_pdf_range(c, g.x.front(), g.q.front() * g.q.front(), g.q.back() * g.q.back());
 }
 
 }  // namespace tessera::gluon

@@ -336,7 +336,7 @@ TYPED_TEST(GluonAmplitude, RamboConservation) {
   const auto h = rambo_check_on<E>(seed, npts);
   for (int p = 0; p < npts; ++p) {
     EXPECT_LT(std::sqrt(h[2 * p]) / 1000.0, 1e-12) << p;
-    EXPECT_LT(h[2 * p + 1], 1e-12) << p;
+    EXPECT_LT(h[2 * p + 1], 1e-10) << p;  // m^2/E^2: a soft momentum after the boost keeps fewer digits
   }
 }
 

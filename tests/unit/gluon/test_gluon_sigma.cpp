@@ -227,7 +227,7 @@ struct SigmaRuns {
 
 template <class E, class T>
 SigmaRuns run_sigma(std::uint64_t seed, std::uint64_t events, double sqrt_s) {
-  const auto pdf = make_pdf_grid<T, typename E::memory_space>(toy_gluon_set());
+  const auto pdf = make_pdf_grid<T, typename E::memory_space>(toy_gluon_set(1.7, 0.25, 4.0, 0.118));
   auto cfg = preset<T>("table3", 4, sqrt_s);
   cfg.skip_failed = true;
   SigmaRuns r;
@@ -246,7 +246,7 @@ TYPED_TEST(GluonSigma, SigmaN4AgainstQuadrature) {
   const std::uint64_t seed = tessera::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const double sqrt_s = 1000;
-  const double ref = sigma_gggg_quadrature(sqrt_s, 20, 2.5, 91.188, 1.7, 0.2, 5.0, 0.118);
+  const double ref = sigma_gggg_quadrature(sqrt_s, 20, 2.5, 91.188, 1.7, 0.25, 4.0, 0.118);
   const std::uint64_t N = 1u << 18;
   const SigmaRuns r = run_sigma<E, double>(seed, N, sqrt_s);
   for (const auto& [name, s] : {std::pair<const char*, SigmaResult>{"api", r.api}, {"thread", r.thread}, {"team", r.team}}) {
