@@ -11,6 +11,8 @@ file(WRITE ${_vout}/zero_width.y4m "YUV4MPEG2 W0 H10 C420jpeg\nFRAME\n")
 file(WRITE ${_vout}/huge.y4m "YUV4MPEG2 W16384 H16384 C444\nFRAME\nxyz")
 file(WRITE ${_vout}/big_truncated.y4m "YUV4MPEG2 W8192 H8192 Cmono\nFRAME\nxyz")
 file(WRITE ${_vout}/truncated.y4m "YUV4MPEG2 W16 H16 C420jpeg\nFRAME\nabc")
+string(REPEAT "a" 384 _frame16)
+file(WRITE ${_vout}/second_truncated.y4m "YUV4MPEG2 W16 H16 C420jpeg\nFRAME\n${_frame16}FRAME\nabc")
 file(WRITE ${_vout}/no_frames.y4m "YUV4MPEG2 W16 H16 C420jpeg\n")
 file(WRITE ${_vout}/p6.y4m "P6\n2 2\n255\n0123456789ab")
 function(tessera_video_cli_test name code regex)
@@ -32,6 +34,8 @@ tessera_video_cli_test(big_truncated 2 "truncated frame" run video --kernels bsp
   --input ${_vout}/big_truncated.y4m --output ${_vout}/out_big_truncated/o.y4m)
 tessera_video_cli_test(truncated 2 "truncated frame" run video --kernels bilateral --input ${_vout}/truncated.y4m
   --output ${_vout}/out_truncated/o.y4m)
+tessera_video_cli_test(second_truncated 2 "truncated frame 1" run video --kernels bspline --scale 2
+  --input ${_vout}/second_truncated.y4m --output ${_vout}/out_second_truncated/o.y4m ${_vsmall})
 tessera_video_cli_test(no_frames 2 "holds no frame" run video --kernels bspline --input ${_vout}/no_frames.y4m
   --output ${_vout}/out_no_frames/o.y4m)
 tessera_video_cli_test(not_y4m 2 "not a YUV4MPEG2 stream" run video --kernels bspline --input ${_vout}/p6.y4m

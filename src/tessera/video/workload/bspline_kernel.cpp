@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 
 namespace tessera::video {
@@ -272,37 +273,67 @@ class BsplineKernel final : public VideoKernel {
 
   // Streams the input (or the synthetic frame) through the kernels into the
   // output file; the chroma planes of 4:2:0 are cropped to the output's size.
+  // Double buffered: the next frame is read and the previous result written
+  // on other threads while the device works on the current one.
   template <class E, class Upload, class Pre, class Interp, class Planes>
   void write_output(const E& exec, Upload& upload, Pre& prefilter, Interp& interpolate, const Planes& out,
                     KernelResult& row) {
     const auto t0 = std::chrono::steady_clock::now();
     Y4mWriter w(output_, out_format_);
-    Frame f, o;
-    o.resize(out_format_);
     std::unique_ptr<Y4mReader> reader;
     if (!input_.empty()) reader = std::make_unique<Y4mReader>(input_);
-    auto next = [&]() -> bool {
+    bool synthetic_done = false;
+    auto read_into = [&](Frame& f) -> bool {
       if (reader) return reader->read(f);
-      if (w.frames_written() > 0) return false;
+      if (synthetic_done) return false;
       f = frame_;
+      synthetic_done = true;
       return true;
     };
-    while (next()) {
-      upload(f);
+    Frame cur, nxt, outs[2];
+    outs[0].resize(out_format_);
+    outs[1].resize(out_format_);
+    std::vector<typename Planes::value_type::HostMirror> host(out.size());
+    for (std::size_t p = 0; p < out.size(); ++p) host[p] = Kokkos::create_mirror_view(out[p]);
+    long frames = 0;
+    int slot = 0;
+    // A bad frame further into the input is a bad input, like a bad header
+    // (exit 2); the writer then removes its temporary.
+    auto next_frame = [](std::future<bool>& f) {
+      try {
+        return f.get();
+      } catch (const FormatError& e) {
+        throw UsageError(e.what());
+      }
+    };
+    // Declared after the writer: an exception waits for them before the
+    // writer removes its temporary.
+    std::future<void> writing;
+    std::future<bool> reading = std::async(std::launch::async, [&] { return read_into(nxt); });
+    while (next_frame(reading)) {
+      std::swap(cur, nxt);
+      reading = std::async(std::launch::async, [&] { return read_into(nxt); });
+      upload(cur);
       prefilter();
       interpolate();
+      Frame& o = outs[slot];  // the write in flight, if any, uses the other slot
       for (int p = 0; p < out_format_.planes(); ++p) {
-        auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out[p]);
+        Kokkos::deep_copy(exec, host[p], out[p]);
+        exec.fence();
+        const auto& ho = host[p];
         const int ow = out_format_.plane_width(p), oh = out_format_.plane_height(p);
         for (int y = 0; y < oh; ++y)
           std::copy(ho.data() + std::size_t(y) * ho.extent(1), ho.data() + std::size_t(y) * ho.extent(1) + ow,
                     o.plane(p) + std::size_t(y) * ow);
       }
-      w.write(o);
+      if (writing.valid()) writing.get();
+      writing = std::async(std::launch::async, [&w, &o] { w.write(o); });
+      slot ^= 1;
+      ++frames;
     }
-    exec.fence();
+    if (writing.valid()) writing.get();
     w.commit();
-    row.observables.push_back({"frames_written", double(w.frames_written()), ""});
+    row.observables.push_back({"frames_written", double(frames), ""});
     row.observables.push_back(
         {"output_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), "s"});
     row.note = "wrote " + output_;
