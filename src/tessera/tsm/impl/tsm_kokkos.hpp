@@ -9,7 +9,9 @@
 //   the machine's concurrency; each thread keeps a TM x TN tile of C in
 //   registers with the paper's transposed (interleaved) mapping, so threads
 //   next to each other read neighbouring columns; rows are processed two at
-//   a time (two rows' loads in flight before the first FMA). Thread partials
+//   a time (two rows' loads in flight before the first FMA). On CPUs (teams
+//   of one thread) the partial C lives in scratch and takes rank-2 updates
+//   whose n loop vectorises. Thread partials
 //   are summed in team scratch, then each team adds its partial to C with
 //   one atomic per element. beta is applied first by a separate kernel, so
 //   beta = 0 never reads C.
@@ -170,25 +172,25 @@ struct TsmttsmTeam {
           }
       }
     } else {
-      // Fewer threads than tiles (host teams of one): each thread owns
-      // several tiles; their partials live in scratch between row blocks.
+      // Fewer threads than tiles (host teams of one thread): rank-2 updates
+      // of the team's partial C, kept in scratch (L1), by rows of C, two rows
+      // of A and B at a time; the loop over n is contiguous and vectorises.
       for (Index b = l; b < s.blocks; b += L) {
         const Index k0 = b * s.block_rows;
         const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
-        for (int p = 0; p < s.passes; ++p) {
-          const int tile = r + p * ts;
-          if (tile >= s.tiles) break;
-          const int mi = tile / s.NT, ni = tile % s.NT;
-          T acc[kTileM][kTileN];
-          for (int tm = 0; tm < kTileM; ++tm)
-            for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] = T(0);
-          rows(acc, mi, ni, k0, k1, 1);
-          for (int tm = 0; tm < kTileM; ++tm)
-            for (int tn = 0; tn < kTileN; ++tn) {
-              const int m = mi + tm * s.MT, n = ni + tn * s.NT;
-              if (m < s.M && n < s.N) part(m * s.N + n) += acc[tm][tn];
-            }
-        }
+        Index k = k0;
+        for (; k + 1 < k1; k += 2)
+          for (int m = r; m < s.M; m += ts) {
+            const T a0 = conj_if<Conj>(A(k, m)), a1 = conj_if<Conj>(A(k + 1, m));
+            T* p = &part(m * s.N);
+            for (int n = 0; n < s.N; ++n) p[n] += a0 * B(k, n) + a1 * B(k + 1, n);
+          }
+        if (k < k1)
+          for (int m = r; m < s.M; m += ts) {
+            const T a0 = conj_if<Conj>(A(k, m));
+            T* p = &part(m * s.N);
+            for (int n = 0; n < s.N; ++n) p[n] += a0 * B(k, n);
+          }
       }
     }
     team.team_barrier();
@@ -235,7 +237,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   } else {
     s.groups = 1;
     s.passes = s.tiles;
-    s.block_rows = 16;  // a block's rows stay in L1 over the thread's tile passes
+    s.block_rows = 256;
   }
   s.blocks = (K + s.block_rows - 1) / s.block_rows;
   const Index slots = Index(exec.concurrency()) / team;
