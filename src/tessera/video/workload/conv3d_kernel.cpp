@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 namespace tessera::video {
 namespace {
@@ -34,6 +35,20 @@ using driver::Runner;
 using driver::RunSettings;
 using driver::UsageError;
 using driver::VariantTable;
+
+// One thread at benchmark size takes seconds per call: the Serial variants
+// (cpu-1) skip the warm-up and time at most 2 calls above a GFLOP.
+template <class E>
+RunSettings one_thread_capped(const RunSettings& rs, double flops) {
+  RunSettings r = rs;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (std::is_same_v<E, Kokkos::Serial> && flops > 1e9) {
+    r.warmup = 0;
+    r.repeats = std::min(rs.repeats, 2);
+  }
+#endif
+  return r;
+}
 
 template <class Mem>
 using Vol = Kokkos::View<float***, Kokkos::LayoutRight, Mem>;
@@ -174,7 +189,8 @@ class Conv3dKernel final : public VideoKernel {
   // Public: nvcc allows no device lambdas in private members (the runners
   // instantiate the library's kernels).
   template <class E>
-  std::vector<KernelResult> run_kokkos(const RunSettings& rs, Conv3dAlgorithm a) const {
+  std::vector<KernelResult> run_kokkos(const RunSettings& rs_in, Conv3dAlgorithm a) const {
+    const RunSettings rs = one_thread_capped<E>(rs_in, 2.0 * k_ * k_ * k_ * double(g_.To) * g_.Ho * g_.Wo);
     E exec;
     using Mem = typename E::memory_space;
     Vol<Mem> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);

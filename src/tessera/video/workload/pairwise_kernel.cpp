@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace tessera::video {
 namespace {
@@ -30,6 +31,20 @@ using driver::Runner;
 using driver::RunSettings;
 using driver::UsageError;
 using driver::VariantTable;
+
+// One thread at benchmark size takes seconds per call: the Serial variants
+// (cpu-1) skip the warm-up and time at most 2 calls above a GFLOP.
+template <class E>
+RunSettings one_thread_capped(const RunSettings& rs, double flops) {
+  RunSettings r = rs;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (std::is_same_v<E, Kokkos::Serial> && flops > 1e9) {
+    r.warmup = 0;
+    r.repeats = std::min(rs.repeats, 2);
+  }
+#endif
+  return r;
+}
 
 template <class Mem>
 using Mat = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
@@ -119,7 +134,8 @@ class PairwiseKernel final : public VideoKernel {
 
   // Public: nvcc allows no device lambdas in private members.
   template <class E>
-  std::vector<KernelResult> run_kokkos(const RunSettings& rs, PairwiseAlgorithm a) const {
+  std::vector<KernelResult> run_kokkos(const RunSettings& rs_in, PairwiseAlgorithm a) const {
+    const RunSettings rs = one_thread_capped<E>(rs_in, 3.0 * double(m_) * n_ * l_);
     E exec;
     using Mem = typename E::memory_space;
     Mat<Mem> F(Kokkos::view_alloc(Kokkos::WithoutInitializing, "F"), m_, l_);
