@@ -152,7 +152,6 @@ Report run_compare(Workload& w, const CompareRequest& req, Progress& progress) {
   Report r;
   r.command = req.command;
   r.workload = w.name();
-  r.problem = w.problem_summary();
   r.parameters = w.parameters();
   r.settings = req.settings;
   r.settings.progress = &progress;
@@ -162,6 +161,7 @@ Report run_compare(Workload& w, const CompareRequest& req, Progress& progress) {
   for (auto p : platforms) r.hardware[platform_id(p)] = platform_hardware(p);
 
   w.prepare(req.seed, progress);
+  r.problem = w.problem_summary();
   r.rows = run_variants(variants, r.settings, progress, w.name());
 
   const auto own = w.roofline_kernels();
