@@ -54,10 +54,12 @@ struct SigmaPartial {
 
 namespace impl {
 
-// Workers for a run: enough to fill the device, each with several events.
+// Workers for a run: on host backends 8 per thread (load balance), on a GPU
+// one per resident thread (the partials stay small); each has several events.
 template <class ExecSpace>
 std::uint64_t worker_count(const ExecSpace& exec, std::uint64_t n_events) {
-  std::uint64_t w = std::uint64_t(exec.concurrency()) * 8;
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  std::uint64_t w = std::uint64_t(exec.concurrency()) * (host ? 8 : 1);
   if (w < 1) w = 1;
   return n_events < w ? (n_events ? n_events : 1) : w;
 }
