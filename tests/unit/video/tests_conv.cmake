@@ -17,3 +17,14 @@ tessera_cli_test(video_conv3d_frame_too_small 2 "smaller than 15x15" run video -
   --k 15 --width 10 --height 10)
 tessera_cli_test(video_conv3d_bad_padding 2 "padding" run video --kernels conv3d --padding full)
 tessera_cli_test(video_pairwise_huge 2 "over 2\\^32" run video --kernels pairwise --m 1048576 --n 1048576)
+# conv3d on the luma of a Y4M file (6 frames of 4 x 3: k = 3 needs k + 3).
+set(_vc_dir ${CMAKE_CURRENT_BINARY_DIR}/cli_out/video_conv)
+file(MAKE_DIRECTORY ${_vc_dir})
+file(WRITE ${_vc_dir}/six.y4m "YUV4MPEG2 W4 H3 F25:1 Ip Cmono\n")
+foreach(_i RANGE 5)
+  file(APPEND ${_vc_dir}/six.y4m "FRAME\nab${_i}defghijk${_i}")
+endforeach()
+tessera_cli_test(video_conv3d_input 0 "luma of .*six.y4m" compare video --kernels conv3d --k 3
+  --input ${_vc_dir}/six.y4m ${_vc_small} --variants serial-reference,kokkos-streaming@Serial,kokkos-register@Serial)
+tessera_cli_test(video_conv3d_input_short 2 "holds 6 frames, k = 5 needs 8" run video --kernels conv3d --k 5
+  --input ${_vc_dir}/six.y4m)

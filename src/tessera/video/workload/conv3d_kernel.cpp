@@ -8,6 +8,7 @@
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/video/conv3d.hpp"
 #include "tessera/video/conv3d_fft.hpp"
+#include "tessera/video/video_io.hpp"
 #include "tessera/video/workload/video_kernel.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/video/conv3d_native_cuda.hpp"
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <type_traits>
 
@@ -76,6 +78,27 @@ class Conv3dKernel final : public VideoKernel {
     T_ = f == "k+3" ? k_ + 3 : int(opts.get_int("frames", k_ + 3, 1, 1 << 16));
     padding_ = driver::get_choice(opts, "padding", {"same", "valid"}, "same") == "valid" ? Conv3dPadding::valid
                                                                                        : Conv3dPadding::same;
+    // --input: the first T frames' luma (0..255 as float) replace the random
+    // video; the file's frame size replaces --width/--height.
+    input_ = opts.get("input", "");
+    input_V_.clear();
+    if (!input_.empty()) {
+      Y4mReader r(input_);
+      W_ = r.format().width;
+      H_ = r.format().height;
+      if (std::int64_t(T_) * W_ * H_ > (std::int64_t(1) << 31))
+        throw UsageError("conv3d: " + std::to_string(T_) + " frames of " + std::to_string(W_) + "x" +
+                         std::to_string(H_) + " are over 2^31 pixels");
+      input_V_.reserve(std::size_t(T_) * W_ * H_);
+      Frame f;
+      for (int t = 0; t < T_; ++t) {
+        if (!r.read(f))
+          throw UsageError("conv3d: --input '" + input_ + "' holds " + std::to_string(t) + " frames, k = " +
+                           std::to_string(k_) + " needs " + std::to_string(T_));
+        const std::uint8_t* y = f.plane(0);
+        for (std::size_t i = 0; i < std::size_t(W_) * H_; ++i) input_V_.push_back(float(y[i]));
+      }
+    }
     try {
       g_ = conv3d_geometry(T_, H_, W_, k_, padding_);
     } catch (const std::invalid_argument& e) {
@@ -85,7 +108,8 @@ class Conv3dKernel final : public VideoKernel {
   std::string problem_summary() const override {
     std::ostringstream s;
     s << "conv3d k = " << k_ << ": " << T_ << " frames of " << W_ << "x" << H_ << " -> " << g_.To << " frames of "
-      << g_.Wo << "x" << g_.Ho << " (" << (padding_ == Conv3dPadding::valid ? "valid" : "same") << "), float";
+      << g_.Wo << "x" << g_.Ho << " (" << (padding_ == Conv3dPadding::valid ? "valid" : "same") << "), float"
+      << (input_.empty() ? "" : ", luma of " + input_);
     return s.str();
   }
   std::vector<Parameter> parameters() const override {
@@ -107,7 +131,10 @@ class Conv3dKernel final : public VideoKernel {
     const std::size_t nv = std::size_t(T_) * H_ * W_, nk = std::size_t(k_) * k_ * k_;
     V_.resize(nv);
     K_.resize(nk);
-    for (std::size_t i = 0; i < nv; ++i) V_[i] = float(random_uniform(seed, i, 0.0, 1.0));
+    if (!input_V_.empty())
+      V_ = input_V_;
+    else
+      for (std::size_t i = 0; i < nv; ++i) V_[i] = float(random_uniform(seed, i, 0.0, 1.0));
     for (std::size_t i = 0; i < nk; ++i) K_[i] = float(random_uniform(seed ^ 0x6b65726e656cull, i, -1.0, 1.0));
     // Eq. (1) in double, frame by frame.
     ref_.assign(std::size_t(g_.To) * g_.Ho * g_.Wo, 0.0);
@@ -345,6 +372,8 @@ class Conv3dKernel final : public VideoKernel {
   int k_ = 9, W_ = 720, H_ = 560, T_ = 12;
   Conv3dPadding padding_ = Conv3dPadding::same;
   impl::Conv3dGeometry g_;
+  std::string input_;
+  std::vector<float> input_V_;  // luma of --input, T frames
   std::vector<float> V_, K_;
   std::vector<double> ref_;
 };
