@@ -2,6 +2,7 @@
 // built backend, through the public API (native CUDA on Kokkos::Cuda) and,
 // on a GPU, the portable kernels as well. Fresh random inputs each run.
 #include "test_tsm_common.hpp"
+#include "tessera/tsm/tsm_table.hpp"
 
 #include <stdexcept>
 
@@ -204,6 +205,45 @@ TYPED_TEST(Tsm, AlphaZeroReadsNoTallOperand) {
     check_both<zc, TypeParam>(c, seed + M + 1);
     c.zero_beta = true;  // alpha = beta = 0: zeros, nothing read
     check_both<double, TypeParam>(c, seed + M + 2);
+  }
+}
+
+// Every compiled native configuration, forced through the table, on shapes
+// with and without divisors of its tile (GPU only: elsewhere there is none).
+TYPED_TEST(Tsm, EveryNativeConfiguration) {
+  if constexpr (!tessera::is_device_space_v<TypeParam>) {
+    GTEST_SKIP() << "native configurations run on Cuda only";
+  } else {
+    using namespace tessera::tsm;
+    const auto seed = tessera::test::fresh_seed();
+    for (bool tt : {true, false})
+      for (bool z : {false, true})
+        for (int c : {1, 2, 4, 8})
+          for (auto [M, N] : {std::pair{3, 5}, std::pair{17, 17}, std::pair{33, 64}, std::pair{64, 64}}) {
+            TableEntry e;
+            e.tsmttsm = tt;
+            e.complex = z;
+            e.m = M;
+            e.n = N;
+            (tt ? e.config.tile : e.config.outputs) = c;
+            if (!config_usable(tt, z, M, N, e.config)) continue;
+            set_active_table(Table{"", {e}});
+            SCOPED_TRACE(std::string(tt ? "tile " : "outputs ") + std::to_string(c));
+            Case k{M, N, 1031};
+            k.conj = z;
+            if (tt) {
+              if (z)
+                check_tsmttsm<zc, TypeParam, Public>(k, seed + c + M);
+              else
+                check_tsmttsm<double, TypeParam, Public>(k, seed + c + M);
+            } else {
+              if (z)
+                check_tsmm<zc, TypeParam, Public>(k, seed + c + M);
+              else
+                check_tsmm<double, TypeParam, Public>(k, seed + c + M);
+            }
+          }
+    set_active_table(Table{});
   }
 }
 
