@@ -19,7 +19,7 @@ using tessera::test::ExecSpaces;
 // A random massless n-point configuration: incoming along z with negative
 // energies (sqrt(s) = E), RAMBO outgoing.
 template <class T>
-void random_point(int n, std::uint64_t seed, std::uint64_t idx, T E, Vec4<T>* k) {
+KOKKOS_INLINE_FUNCTION void random_point(int n, std::uint64_t seed, std::uint64_t idx, T E, Vec4<T>* k) {
   EventRng rng(seed, idx);
   k[0] = {{T(-0.5) * E, T(0), T(0), T(-0.5) * E}};
   k[1] = {{T(-0.5) * E, T(0), T(0), T(0.5) * E}};
