@@ -43,3 +43,5 @@ void event_weights(const ExecSpace& exec, EventConfig<T> cfg, const PdfGrid<T, M
 }
 
 }  // namespace tessera::gluon
+
+#include "tessera/gluon/gluon_histograms.hpp"
