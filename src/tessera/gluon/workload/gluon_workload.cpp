@@ -8,6 +8,7 @@
 
 #include "tessera/config.hpp"
 #include "tessera/core/timer.hpp"
+#include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/gluon/gluon.hpp"
 #include "tessera/gluon/gluon_lhagrid.hpp"
@@ -192,6 +193,25 @@ class GluonWorkload final : public driver::Workload {
                      {"time_per_event", r.time.median / double(s.generated), "s", -1}};
   }
 
+  // MPI: the ranks generate consecutive, disjoint ranges of the one stream;
+  // the sums are added over the ranks, so sigma does not depend on P beyond
+  // rounding. One rank: the whole range.
+  template <class Run>
+  SigmaResult over_ranks(Run&& run) const {
+    const std::uint64_t P = std::uint64_t(driver::world_size()), r = std::uint64_t(driver::world_rank());
+    const std::uint64_t N = std::uint64_t(events_);
+    const std::uint64_t q = N / P, m = N % P;
+    const std::uint64_t b = q * r + (r < m ? r : m), e = b + q + (r < m ? 1 : 0);
+    SigmaResult s = e > b ? run(b, e - b) : SigmaResult{};
+    if (P == 1) return s;
+    SigmaResult t;
+    t.sum_w = driver::world_sum(s.sum_w);
+    t.sum_w2 = driver::world_sum(s.sum_w2);
+    t.accepted = std::uint64_t(driver::world_sum(double(s.accepted)));
+    t.generated = N;
+    return t;
+  }
+
   template <class T>
   EventConfig<T> config() const {
     EventConfig<T> c;
@@ -232,7 +252,7 @@ class GluonWorkload final : public driver::Workload {
       r.ran = true;
       validate(r, loop(0, ref_.generated));
       SigmaResult s;
-      r.time = time_repeats(HostClock{}, rs.warmup, rs.repeats, [&] { s = loop(0, std::uint64_t(events_)); });
+      r.time = time_repeats(HostClock{}, rs.warmup, rs.repeats, [&] { s = over_ranks(loop); });
       observe(r, s);
       return std::vector<KernelResult>{r};
     });
@@ -254,7 +274,7 @@ class GluonWorkload final : public driver::Workload {
       r.ran = true;
       validate(r, run(0, ref_.generated));
       SigmaResult s;
-      r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { s = run(0, std::uint64_t(events_)); });
+      r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { s = over_ranks(run); });
       observe(r, s);
 #if TESSERA_HAS_CUDA_NATIVE
       if constexpr (std::is_same_v<E, Kokkos::Cuda>) {
