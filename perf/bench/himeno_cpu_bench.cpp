@@ -119,6 +119,17 @@ void register_size(const std::string& size) {
         ->UseRealTime();
 }
 
+// A run that stopped with an error: Google Benchmark before 1.8 says
+// error_occurred, 1.8 and later say skipped.
+template <class R>
+auto run_failed(const R& r, int) -> decltype(bool(r.error_occurred)) {
+  return r.error_occurred;
+}
+template <class R>
+bool run_failed(const R& r, long) {
+  return bool(r.skipped);
+}
+
 // The console report, then one summary table: per size and precision, each
 // candidate's median time per sweep, GB/s and speed-up over rows.
 class SummaryReporter : public benchmark::ConsoleReporter {
@@ -126,7 +137,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const auto& r : runs) {
-      if (r.error_occurred) continue;
+      if (run_failed(r, 0)) continue;
       const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
       const bool single = r.run_type == Run::RT_Iteration && r.repetitions == 1;
       if (!median && !single) continue;

@@ -93,7 +93,11 @@ StrideView<T, Exec> to_device_block(const HostMat<T>& h, int offset = 2, int pad
 
 template <class T, class V>
 HostMat<T> to_host(const V& d) {
-  auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  // Through a contiguous copy in d's own space: Kokkos copies strided Views
+  // between spaces only when both are contiguous.
+  Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space> c("contiguous", d.extent(0), d.extent(1));
+  Kokkos::deep_copy(c, d);
+  auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
   HostMat<T> h{int(d.extent(0)), int(d.extent(1)), std::vector<T>(d.extent(0) * d.extent(1))};
   for (int i = 0; i < h.rows; ++i)
     for (int j = 0; j < h.cols; ++j) h(i, j) = m(i, j);
