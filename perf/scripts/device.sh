@@ -51,23 +51,48 @@ if [ "$mode" = --quick ]; then
   exit 0
 fi
 if [ "$mode" = --workloads ]; then
-  # Ceilings once (cached for the runs after it), then each workload.
-  $tessera compare stream --size L --repeats 20 --warmup 3 --quiet --csv "$out/stream.csv" \
-    --json "$out/stream.json" > "$out/stream.txt" 2>&1 || true
-  cpu_gpu=$($tessera list | sed -n '/^  himeno:/,/^  [a-z]/p' |
-    awk '$1=="*" && ($3=="[gpu]" || $3=="[cpu]") {print $2}' | paste -sd,)
+  # Variants of a workload on the given platforms ("gpu", "gpu|cpu"), as a list.
+  variants() { $tessera list | sed -n "/^  $1:/,/^  [a-z]/p" | awk -v p="^\\[($2)\\]$" '$1=="*" && $3 ~ p {print $2}' | paste -sd,; }
+  # One comparison, bounded in time, its table kept as NAME.txt (+ CSV, JSON).
+  cmp() {
+    local name=$1; shift
+    echo "[device] $name: $*"
+    timeout "${TESSERA_CMP_TIMEOUT:-150}" $tessera compare "$@" --quiet --csv "$out/$name.csv" --json "$out/$name.json" \
+      > "$out/$name.txt" 2>&1 || echo "[device] $name: exit $?"
+  }
+  # The ceilings are measured by the first comparison and cached for the others.
+  cmp stream_L stream --size L --repeats 20 --warmup 3 --variants "$(variants stream 'gpu|cpu')"
   for prec in double float; do
-    $tessera compare himeno --size L --precision $prec --iters 20 --repeats 5 --warmup 1 --quiet \
-      --variants "$cpu_gpu" --csv "$out/himeno_L_$prec.csv" --json "$out/himeno_L_$prec.json" \
-      > "$out/himeno_L_$prec.txt" 2>&1 || true
+    cmp himeno_L_$prec himeno --size L --precision $prec --iters 10 --repeats 5 --warmup 1 --cached-ceilings \
+      --variants "$(variants himeno 'gpu'),kokkos-rows@OpenMP,kokkos-fused2@OpenMP"
   done
-  for w in tsm gluon video; do
-    $tessera list | grep -q "^  $w:" || continue
-    $tessera compare $w --quiet --csv "$out/$w.csv" --json "$out/$w.json" > "$out/$w.txt" 2>&1 || true
-  done
-  mkdir -p "$out/demo"
-  $tessera demo --quiet --out "$out/demo" > "$out/demo.txt" 2>&1 || true
-  for f in "$out"/*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,$p' "$f"; done
+  if $tessera list | grep -q '^  tsm:'; then
+    tv=$(variants tsm 'gpu|cpu')
+    cmp tsm_tsmttsm_d16 tsm --kernel tsmttsm --type d --m 16 --k 33554432 --cached-ceilings --repeats 5 --variants "$tv"
+    cmp tsm_tsmttsm_d64 tsm --kernel tsmttsm --type d --m 64 --k 8388608 --cached-ceilings --repeats 5 --variants "$tv"
+    cmp tsm_tsmm_d32 tsm --kernel tsmm --type d --m 32 --k 16777216 --cached-ceilings --repeats 5 --variants "$tv"
+    cmp tsm_tsmttsm_z32 tsm --kernel tsmttsm --type z --trans c --m 32 --k 8388608 --beta 0.5 --cached-ceilings \
+      --repeats 5 --variants "$tv"
+  fi
+  if $tessera list | grep -q '^  gluon:'; then
+    for n in 4 8 12; do
+      cmp gluon_n${n}_float gluon --n $n --events 1e7 --precision float --cached-ceilings --repeats 3 --warmup 1 \
+        --variants "$(variants gluon 'gpu|cpu')"
+    done
+    cmp gluon_n8_double gluon --n 8 --events 1e7 --precision double --cached-ceilings --repeats 3 --warmup 1 \
+      --variants "$(variants gluon 'gpu')"
+  fi
+  if $tessera list | grep -q '^  video:'; then
+    conv=kokkos-baseline@Cuda,kokkos-shared@Cuda,kokkos-streaming@Cuda,kokkos-register@Cuda,native-cuda-streaming
+    conv=$conv,native-cuda-register,cufft-3d,cufft-hybrid,kokkos-register@OpenMP,fftw-3d,fftw-hybrid
+    for k in 15 5; do
+      cmp video_conv3d_k$k video --kernels conv3d --k $k --cached-ceilings --repeats 5 --variants "$conv"
+    done
+    cmp video_pairwise video --kernels pairwise --cached-ceilings --repeats 5 \
+      --variants kokkos-tiled@Cuda,kokkosblas-gemm@Cuda,native-cuda-tiled,kokkos-tiled@OpenMP,kokkosblas-gemm@OpenMP
+    cmp video_image video --kernels bspline,dibr,bilateral --cached-ceilings --repeats 10
+  fi
+  for f in "$out"/*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,/^$/p;/portability/,/^$/p' "$f"; done
   exit 0
 fi
 if [ "$mode" = --scaling ]; then
