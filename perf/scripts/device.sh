@@ -8,7 +8,8 @@
 #     (default: STREAM and Himeno; --himeno: Himeno and its bandwidth probe;
 #      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling;
 #      --workloads: every workload's comparison at its benchmark size, the
-#      ceilings and portability metric of each, and the demo)
+#      ceilings and portability metric of each;
+#      --sweeps: tsm over M = N, gluon's Table 2 on the GPU, conv3d over k)
 # perf/README.md says what each mode measures.
 # Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
 # $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
@@ -16,7 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 mode=${1:---all}
-case "$mode" in --all|--quick|--himeno|--scaling|--workloads) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in --all|--quick|--himeno|--scaling|--workloads|--sweeps) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
 out=$root/build/device-out
 rm -rf "$out" && mkdir -p "$out"
@@ -52,7 +53,9 @@ if [ "$mode" = --quick ]; then
 fi
 if [ "$mode" = --workloads ]; then
   # Variants of a workload on the given platforms ("gpu", "gpu|cpu"), as a list.
-  variants() { $tessera list | sed -n "/^  $1:/,/^  [a-z]/p" | awk -v p="^\\[($2)\\]$" '$1=="*" && $3 ~ p {print $2}' | paste -sd,; }
+  list=$($tessera list)  # (a `tessera list | grep -q` pipeline fails under pipefail)
+  has() { grep -q "^  $1:" <<< "$list"; }
+  variants() { echo "$list" | sed -n "/^  $1:/,/^  [a-z]/p" | awk -v p="^\\[($2)\\]$" '$1=="*" && $3 ~ p {print $2}' | paste -sd,; }
   # One comparison, bounded in time, its table kept as NAME.txt (+ CSV, JSON).
   cmp() {
     local name=$1; shift
@@ -61,12 +64,12 @@ if [ "$mode" = --workloads ]; then
       > "$out/$name.txt" 2>&1 || echo "[device] $name: exit $?"
   }
   # The ceilings are measured by the first comparison and cached for the others.
-  cmp stream_L stream --size L --repeats 20 --warmup 3 --variants "$(variants stream 'gpu|cpu')"
+  cmp stream_L stream --size L --repeats 20 --warmup 3 --recalibrate --variants "$(variants stream 'gpu|cpu')"
   for prec in double float; do
     cmp himeno_L_$prec himeno --size L --precision $prec --iters 10 --repeats 5 --warmup 1 --cached-ceilings \
       --variants "$(variants himeno 'gpu'),kokkos-rows@OpenMP,kokkos-fused2@OpenMP"
   done
-  if $tessera list | grep -q '^  tsm:'; then
+  if has tsm; then
     tv=$(variants tsm 'gpu|cpu')
     cmp tsm_tsmttsm_d16 tsm --kernel tsmttsm --type d --m 16 --k 33554432 --cached-ceilings --repeats 5 --variants "$tv"
     cmp tsm_tsmttsm_d64 tsm --kernel tsmttsm --type d --m 64 --k 8388608 --cached-ceilings --repeats 5 --variants "$tv"
@@ -74,7 +77,7 @@ if [ "$mode" = --workloads ]; then
     cmp tsm_tsmttsm_z32 tsm --kernel tsmttsm --type z --trans c --m 32 --k 8388608 --beta 0.5 --cached-ceilings \
       --repeats 5 --variants "$tv"
   fi
-  if $tessera list | grep -q '^  gluon:'; then
+  if has gluon; then
     for n in 4 8 12; do
       cmp gluon_n${n}_float gluon --n $n --events 1e7 --precision float --cached-ceilings --repeats 3 --warmup 1 \
         --variants "$(variants gluon 'gpu|cpu')"
@@ -82,7 +85,7 @@ if [ "$mode" = --workloads ]; then
     cmp gluon_n8_double gluon --n 8 --events 1e7 --precision double --cached-ceilings --repeats 3 --warmup 1 \
       --variants "$(variants gluon 'gpu')"
   fi
-  if $tessera list | grep -q '^  video:'; then
+  if has video; then
     conv=kokkos-baseline@Cuda,kokkos-shared@Cuda,kokkos-streaming@Cuda,kokkos-register@Cuda,native-cuda-streaming
     conv=$conv,native-cuda-register,cufft-3d,cufft-hybrid,kokkos-register@OpenMP,fftw-3d,fftw-hybrid
     for k in 15 5; do
@@ -93,6 +96,21 @@ if [ "$mode" = --workloads ]; then
     cmp video_image video --kernels bspline,dibr,bilateral --cached-ceilings --repeats 10
   fi
   for f in "$out"/*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,/^$/p;/portability/,/^$/p' "$f"; done
+  exit 0
+fi
+if [ "$mode" = --sweeps ]; then
+  $tessera run stream --size M --recalibrate --quiet > "$out/ceilings.txt" 2>&1 || true
+  ms="1 2 4 8 12 16 24 32 40 48 56 64"
+  for k in tsmttsm tsmm; do
+    timeout 200 perf/tsm_sweep.sh $tessera "$out/tsm" $k d native-cuda,kokkos@Cuda,cublas 3 "$ms" \
+      > "$out/tsm_sweep_$k.txt" 2>&1 || echo "[device] tsm sweep $k: exit $?"
+  done
+  NS="4 6 8 10 12 14" PRECISIONS="float double" CPU=0 timeout 150 perf/gluon_table2.sh build/cuda 1e7 "$out/gluon" \
+    > "$out/gluon_table2.txt" 2>&1 || echo "[device] gluon table 2: exit $?"
+  timeout 150 perf/video_conv3d_sweep.sh $tessera "$out/conv3d" \
+    kokkos-shared@Cuda,kokkos-streaming@Cuda,kokkos-register@Cuda,native-cuda-streaming,native-cuda-register,cufft-3d,cufft-hybrid 3 \
+    > "$out/conv3d_sweep.txt" 2>&1 || echo "[device] conv3d sweep: exit $?"
+  for f in "$out"/*.txt; do echo "--- $(basename "$f")"; tail -n 40 "$f"; done
   exit 0
 fi
 if [ "$mode" = --scaling ]; then
@@ -109,7 +127,7 @@ if [ "$mode" = --himeno ]; then
 fi
 # Himeno: GPU variants at L and XL in float and double, then the paper-style
 # table of every variant at M (CPU columns included).
-if $tessera list | grep -q '^  himeno:'; then
+if $tessera list | grep '^  himeno:' > /dev/null; then
   gpu_variants=$($tessera list | sed -n '/^  himeno:/,/^  [a-z]/p' | awk '$1=="*" && $3=="[gpu]" {print $2}' | paste -sd,)
   for prec in float double; do
     for size in L XL; do

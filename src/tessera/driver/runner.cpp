@@ -171,8 +171,9 @@ Report run_compare(Workload& w, const CompareRequest& req, Progress& progress) {
     if (own.empty()) {
       r.ceilings = ceilings(platforms, req.ceilings, progress);
     } else {
-      // STREAM is the bandwidth ceiling; its compute ceilings come from the cache.
-      r.ceilings = ceilings(platforms, CeilingsMode::cached, progress);
+      // STREAM is the bandwidth ceiling: its own rows replace the measured
+      // or cached bandwidth; the compute ceilings stay.
+      r.ceilings = ceilings(platforms, req.ceilings, progress);
       for (auto& [id, c] : r.ceilings) c.copy_gbs = c.read_gbs = 0;
       bandwidth_from_rows(r, own);
       for (auto& [id, c] : r.ceilings)
