@@ -38,20 +38,6 @@ using driver::RunSettings;
 using driver::UsageError;
 using driver::VariantTable;
 
-// One thread at benchmark size takes seconds per call: the Serial variants
-// (cpu-1) skip the warm-up and time at most 2 calls above a GFLOP.
-template <class E>
-RunSettings one_thread_capped(const RunSettings& rs, double flops) {
-  RunSettings r = rs;
-#if defined(KOKKOS_ENABLE_SERIAL)
-  if (std::is_same_v<E, Kokkos::Serial> && flops > 1e9) {
-    r.warmup = 0;
-    r.repeats = std::min(rs.repeats, 2);
-  }
-#endif
-  return r;
-}
-
 template <class Mem>
 using Vol = Kokkos::View<float***, Kokkos::LayoutRight, Mem>;
 using HostVol = Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

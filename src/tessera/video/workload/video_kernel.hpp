@@ -6,6 +6,11 @@
 // them and reports one row per kernel.
 #include "tessera/driver/workload.hpp"
 
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <type_traits>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +31,20 @@ class VideoKernel {
   // The family's variants; each runner returns this family's rows.
   virtual void declare_variants(driver::VariantTable& table) = 0;
 };
+
+// One thread at benchmark size takes seconds per call: the Serial variants
+// (cpu-1) skip the warm-up and time at most 2 calls above a GFLOP.
+template <class ExecSpace>
+driver::RunSettings one_thread_capped(const driver::RunSettings& rs, double flops) {
+  driver::RunSettings r = rs;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (std::is_same_v<ExecSpace, Kokkos::Serial> && flops > 1e9) {
+    r.warmup = 0;
+    r.repeats = std::min(rs.repeats, 2);
+  }
+#endif
+  return r;
+}
 
 // The families, each in its own translation unit.
 std::unique_ptr<VideoKernel> make_conv3d_kernel();
