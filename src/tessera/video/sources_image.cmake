@@ -1,4 +1,4 @@
-# Video part B: file I/O (library), B-spline / depth propagation / bilateral
+# The video workload's image families: file I/O (library), B-spline / depth propagation / bilateral
 # (header templates in the library), and the video workload (driver).
 target_sources(tessera PRIVATE ${CMAKE_CURRENT_LIST_DIR}/video_io.cpp)
 set(_tessera_video_workload ${CMAKE_CURRENT_LIST_DIR}/workload/video_workload.cpp)
