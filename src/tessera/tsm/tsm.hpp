@@ -96,6 +96,23 @@ inline bool parse_trans(const char* fn, const std::string& trans) {
   fail(fn, "trans must be \"T\" or \"C\", got \"" + trans + "\"");
 }
 
+// Both kernels take A (K x M), B (K x N) and C (M x N): extents, sizes and
+// layouts of the tall operands, checked alike.
+template <class ViewA, class ViewB, class ViewC>
+void check_shapes(const char* fn, const ViewA& A, const ViewB& B, const ViewC& C) {
+  if (A.extent(0) != B.extent(0))
+    fail(fn, "A is " + dims(A.extent(0), A.extent(1)) + " and B is " +
+                         dims(B.extent(0), B.extent(1)) + ": row counts (K) differ");
+  if (C.extent(0) != A.extent(1) || C.extent(1) != B.extent(1))
+    fail(fn, "C is " + dims(C.extent(0), C.extent(1)) + ", expected " +
+                         dims(A.extent(1), B.extent(1)) + " (A is Kx" + std::to_string(A.extent(1)) +
+                         ", B is Kx" + std::to_string(B.extent(1)) + ")");
+  check_skinny(fn, "M", A.extent(1));
+  check_skinny(fn, "N", B.extent(1));
+  check_tall_layout(fn, "A", A);
+  check_tall_layout(fn, "B", B);
+}
+
 }  // namespace detail
 
 // C = alpha op(A)^T B + beta C with op(A) = A ("T") or conj(A) ("C").
@@ -105,17 +122,7 @@ void tsmttsm(const ExecSpace& exec, const std::string& trans, typename ViewC::no
   constexpr const char* fn = "tsmttsm";
   detail::static_checks<ExecSpace, ViewC, ViewA, ViewB>();
   const bool conj = detail::parse_trans(fn, trans);
-  if (A.extent(0) != B.extent(0))
-    detail::fail(fn, "A is " + detail::dims(A.extent(0), A.extent(1)) + " and B is " +
-                         detail::dims(B.extent(0), B.extent(1)) + ": row counts (K) differ");
-  if (C.extent(0) != A.extent(1) || C.extent(1) != B.extent(1))
-    detail::fail(fn, "C is " + detail::dims(C.extent(0), C.extent(1)) + ", expected " +
-                         detail::dims(A.extent(1), B.extent(1)) + " (A is Kx" + std::to_string(A.extent(1)) +
-                         ", B is Kx" + std::to_string(B.extent(1)) + ")");
-  detail::check_skinny(fn, "M", A.extent(1));
-  detail::check_skinny(fn, "N", B.extent(1));
-  detail::check_tall_layout(fn, "A", A);
-  detail::check_tall_layout(fn, "B", B);
+  detail::check_shapes(fn, A, B, C);
   if (detail::overlap(C, A) || detail::overlap(C, B)) detail::fail(fn, "the output C shares memory with an input");
   impl::TsmttsmSpec<ExecSpace, ViewA, ViewB, ViewC>::apply(exec, conj, alpha, A, B, beta, C);
 }
@@ -126,17 +133,7 @@ void tsmm(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, con
           typename ViewB::non_const_value_type beta, const ViewB& B) {
   constexpr const char* fn = "tsmm";
   detail::static_checks<ExecSpace, ViewB, ViewA, ViewC>();
-  if (A.extent(0) != B.extent(0))
-    detail::fail(fn, "A is " + detail::dims(A.extent(0), A.extent(1)) + " and B is " +
-                         detail::dims(B.extent(0), B.extent(1)) + ": row counts (K) differ");
-  if (C.extent(0) != A.extent(1) || C.extent(1) != B.extent(1))
-    detail::fail(fn, "C is " + detail::dims(C.extent(0), C.extent(1)) + ", expected " +
-                         detail::dims(A.extent(1), B.extent(1)) + " (A is Kx" + std::to_string(A.extent(1)) +
-                         ", B is Kx" + std::to_string(B.extent(1)) + ")");
-  detail::check_skinny(fn, "M", A.extent(1));
-  detail::check_skinny(fn, "N", B.extent(1));
-  detail::check_tall_layout(fn, "A", A);
-  detail::check_tall_layout(fn, "B", B);
+  detail::check_shapes(fn, A, B, C);
   if (detail::overlap(B, A) || detail::overlap(B, C)) detail::fail(fn, "the output B shares memory with an input");
   impl::TsmmSpec<ExecSpace, ViewA, ViewC, ViewB>::apply(exec, alpha, A, C, beta, B);
 }
