@@ -14,3 +14,14 @@ tessera_cli_test(tsm_run_z 0 "tsmm" run tsm --variant kokkos@Serial --kernel tsm
   --k 1001 --repeats 1 --warmup 0)
 tessera_cli_test(tsm_compare 0 "openblas|serial-reference" compare tsm --type z --trans c --m 4 --n 6 --k 5000
   --repeats 1 --warmup 0)
+# K split over MPI ranks (the library alone), under mpiexec with 2 and 3 ranks.
+if(TESSERA_ENABLE_MPI)
+  add_executable(test_tsm_mpi ${CMAKE_CURRENT_LIST_DIR}/test_tsm_mpi.cpp)
+  target_link_libraries(test_tsm_mpi PRIVATE tessera GTest::gtest)
+  target_include_directories(test_tsm_mpi PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+  foreach(n 2 3)
+    add_test(NAME test_tsm_mpi_${n} COMMAND ${TESSERA_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${n} $<TARGET_FILE:test_tsm_mpi>)
+    set_tests_properties(test_tsm_mpi_${n} PROPERTIES TIMEOUT 120 SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\] all tests"
+      ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=1;OMP_WAIT_POLICY=passive")
+  endforeach()
+endif()
