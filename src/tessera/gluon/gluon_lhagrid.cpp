@@ -1,5 +1,7 @@
 #include "tessera/gluon/gluon_lhagrid.hpp"
 
+#include "tessera/gluon/gluon_dglap.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -199,6 +201,10 @@ done:
 
 PdfGridHost load_pdf(const std::string& name_or_path) {
   if (name_or_path == "toy") return toy_gluon_set();
+  if (name_or_path == "lh-lo-toy") {
+    static const PdfGridHost set = lh_lo_toy_set();  // evolved once per process
+    return set;
+  }
   if (name_or_path.empty()) throw std::invalid_argument("PDF set: empty name");
   if (is_dir(name_or_path)) return read_lhagrid1(name_or_path);
   if (name_or_path.find('/') == std::string::npos) {
@@ -209,8 +215,8 @@ PdfGridHost load_pdf(const std::string& name_or_path) {
       while (std::getline(ss, d, ':'))
         if (!d.empty() && is_dir(d + "/" + name_or_path)) return read_lhagrid1(d + "/" + name_or_path);
     }
-    throw std::invalid_argument("PDF set '" + name_or_path + "' not found (not 'toy', a directory, or a set in " +
-                                "LHAPDF_DATA_PATH" + (env ? std::string("=") + env : std::string(", which is unset")) +
+    throw std::invalid_argument("PDF set '" + name_or_path + "' not found (not 'toy', 'lh-lo-toy', a directory, " +
+                                "or a set in LHAPDF_DATA_PATH" + (env ? std::string("=") + env : std::string(", which is unset")) +
                                 ")");
   }
   throw std::invalid_argument("PDF set '" + name_or_path + "': no such directory");

@@ -13,7 +13,8 @@
 
 namespace tessera::gluon {
 
-// The set named `name_or_path`: "toy" (the built-in toy gluon set), a set
+// The set named `name_or_path`: "toy" (the built-in toy gluon set, not
+// evolved), "lh-lo-toy" (the built-in LO DGLAP set, gluon_dglap.hpp), a set
 // directory (containing <dirname>.info and <dirname>_0000.dat), or a set
 // name looked up in the directories of LHAPDF_DATA_PATH (colon-separated).
 PdfGridHost load_pdf(const std::string& name_or_path);

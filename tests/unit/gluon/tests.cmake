@@ -1,6 +1,6 @@
 tessera_library_test(test_gluon ${CMAKE_CURRENT_LIST_DIR}/test_gluon_amplitude.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_gluon_sigma.cpp ${CMAKE_CURRENT_LIST_DIR}/test_gluon_lhagrid.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_gluon_histograms.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_gluon_histograms.cpp ${CMAKE_CURRENT_LIST_DIR}/test_gluon_dglap.cpp)
 
 # The CLI: bad input is one line and exit 2; a small run prints sigma.
 if(TARGET tessera_cli)

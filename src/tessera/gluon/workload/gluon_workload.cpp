@@ -50,8 +50,9 @@ class GluonWorkload final : public driver::Workload {
   std::vector<OptionSpec> options() const override {
     return {{"n", "N", "6", "gluons (2 -> n-2), 4 to " + std::to_string(max_gluons)},
             {"events", "COUNT", "1e6", "events generated (1e8 notation accepted)"},
-            {"pdf", "NAME|PATH", "toy", "PDF set: 'toy' (built-in gluon-only set), an lhagrid1 set name "
-                                        "(LHAPDF_DATA_PATH) or its directory"},
+            {"pdf", "NAME|PATH", "lh-lo-toy",
+             "PDF set: 'lh-lo-toy' (built-in LO DGLAP evolution of the Les Houches benchmark input), 'toy' "
+             "(built-in gluon, not evolved), an lhagrid1 set name (LHAPDF_DATA_PATH) or its directory"},
             {"sqrt-s", "GEV", "14000", "hadronic centre-of-mass energy"},
             {"preset", "table3|fig4", "table3", "cuts and scale: table3 (mu = MZ, pT > 20, |eta| < 2.5, dR > 0.4), "
                                                 "fig4 (mu = HT, pT > 60, |eta| < 2, dR > 0.4)"},
@@ -65,7 +66,7 @@ class GluonWorkload final : public driver::Workload {
   void configure(const Options& opts) override {
     n_ = int(opts.get_int("n", 6, 4, max_gluons));
     events_ = opts.get_count("events", 1000000, 1, 1LL << 50);
-    pdf_name_ = opts.get("pdf", "toy");
+    pdf_name_ = opts.get("pdf", "lh-lo-toy");
     sqrt_s_ = opts.get_double("sqrt-s", 14000.0, 1e-300, 1e7);
     preset_ = driver::get_choice(opts, "preset", {"table3", "fig4"}, "table3");
     precision_ = driver::get_precision(opts, "precision", {Precision::f32, Precision::f64}, Precision::f32);
@@ -296,7 +297,7 @@ class GluonWorkload final : public driver::Workload {
  private:
   int n_ = 6;
   long long events_ = 1000000;
-  std::string pdf_name_ = "toy", preset_ = "table3";
+  std::string pdf_name_ = "lh-lo-toy", preset_ = "table3";
   double sqrt_s_ = 14000;
   Precision precision_ = Precision::f32;
   EventConfig<double> cfg_;
