@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -69,9 +70,31 @@ __global__ void scale_tall(T* x, Index K, int N, Index ld, T beta) {
   }
 }
 
+// Whether the current GPU has FP64 tensor cores (compute capability >= 8.0).
+inline bool has_dmma() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return false;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
+    return major >= 8;
+  }();
+  return yes;
+}
+
+// Fig. 19 of the paper: the cost of the global reduction, measured by
+// leaving it out (results invalid; benchmarks only).
+inline bool skip_global_reduction() {
+  static const bool yes = [] {
+    const char* e = std::getenv("TESSERA_TSM_SKIP_GLOBAL_REDUCTION");
+    return e && *e && *e != '0';
+  }();
+  return yes;
+}
+
 struct TsmttsmShape {
   int M, N, MT, NT, tiles, groups;
   Index K;
+  bool skip_global;
 };
 
 template <class T, bool Conj, int TM, int TN>
@@ -141,7 +164,7 @@ __global__ void __launch_bounds__(kBlock) tsmttsm_kernel(TsmttsmShape s, const T
 #pragma unroll
         for (int tn = 0; tn < TN; ++tn) {
           const int m = mi + tm * s.MT, n = ni + tn * s.NT;
-          if (m < s.M && n < s.N) atomic_acc(C + m * ldcr + n * ldcc, alpha * acc[tm][tn]);
+          if (m < s.M && n < s.N && !s.skip_global) atomic_acc(C + m * ldcr + n * ldcc, alpha * acc[tm][tn]);
         }
     return;
   }
@@ -154,6 +177,7 @@ __global__ void __launch_bounds__(kBlock) tsmttsm_kernel(TsmttsmShape s, const T
         if (m < s.M && n < s.N) atomic_acc(part + m * s.N + n, acc[tm][tn]);
       }
   __syncthreads();
+  if (s.skip_global) return;
   for (int e = tid; e < MN; e += blockDim.x) atomic_acc(C + (e / s.N) * ldcr + (e % s.N) * ldcc, alpha * part[e]);
 }
 
@@ -187,6 +211,7 @@ void launch_tsmttsm(cudaStream_t stream, int M, int N, Index K, T alpha, const T
   s.MT = (M + TM - 1) / TM;
   s.NT = (N + TN - 1) / TN;
   s.tiles = s.MT * s.NT;
+  s.skip_global = skip_global_reduction();
   if (s.tiles > kBlock) throw std::logic_error("tessera::tsm native: tile too small for this shape");
   s.groups = kBlock / s.tiles;
   const int threads = std::min(kBlock, (s.groups * s.tiles + 31) / 32 * 32);
@@ -271,8 +296,20 @@ void scale_b(cudaStream_t stream, T* B, int N, Index K, Index ldb, T beta) {
   check(cudaGetLastError(), "scale launch");
 }
 
+// The register-tile kernel for a shape (GPUs without FP64 tensor cores).
+inline NativeConfigT register_config(bool tsmttsm, bool complex, int M, int N) {
+  NativeConfigT c;
+  const int d = std::max(M, N);
+  if (tsmttsm)
+    c.tile = d <= 2 ? 1 : d <= 8 ? 2 : (complex || d <= 32) ? 4 : 8;
+  else
+    c.outputs = N <= 8 ? 1 : N <= 32 ? 2 : 4;
+  return c;
+}
+
 // The configuration of a shape: the active table's entry (TESSERA_TSM_TABLE,
-// loaded once for this GPU model), else the shipped default (tsm_table.cpp).
+// loaded once for this GPU model), else the shipped default (tsm_table.cpp);
+// a tensor-core choice becomes the register kernel below sm_80.
 inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
   static const std::string gpu = [] {
     int dev = 0;
@@ -281,7 +318,8 @@ inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
     return std::string(p.name);
   }();
   tsm::init_table_from_environment(gpu);
-  return tsm::choose_config(tsmttsm, complex, M, N);
+  const NativeConfigT c = tsm::choose_config(tsmttsm, complex, M, N);
+  return c.mma > 0 && !has_dmma() ? register_config(tsmttsm, complex, M, N) : c;
 }
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -1,5 +1,6 @@
-// Native TSMTTSM, double: the shipped square tiles 1, 2, 4, 8.
-#include "tsm/tsm_kernels.cuh"
+// Native TSMTTSM, double: the register tiles 1, 2, 4, 8 and the tensor-core warp tiles 1, 2, 4,
+// fragments from global memory or from cp.async stages.
+#include "tsm/tsm_mma.cuh"
 
 namespace tessera::native_cuda {
 
@@ -9,7 +10,20 @@ void tsm_tsmttsm(cudaStream_t stream, bool, int M, int N, std::int64_t K, double
   using namespace tsm_detail;
   scale_c(stream, C, M, N, ldcr, ldcc, beta);
   if (K == 0 || alpha == 0.0) return;
-  switch (config_for(true, false, M, N).tile) {
+  const auto c = config_for(true, false, M, N);
+  if (c.stages > 0) switch (c.mma) {
+      case 1: return launch_tsmttsm_staged<double, false, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+      case 2: return launch_tsmttsm_staged<double, false, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+      case 4: return launch_tsmttsm_staged<double, false, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+      default: break;
+    }
+  switch (c.mma) {
+    case 1: return launch_tsmttsm_mma<double, false, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+    case 2: return launch_tsmttsm_mma<double, false, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+    case 4: return launch_tsmttsm_mma<double, false, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+    default: break;
+  }
+  switch (c.tile) {
     case 1: launch_tsmttsm<double, false, 1, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 2: launch_tsmttsm<double, false, 2, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 4: launch_tsmttsm<double, false, 4, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;

@@ -1,5 +1,5 @@
-// Native TSMTTSM, complex double ("T" and "C"): the shipped square tiles 1, 2, 4.
-#include "tsm/tsm_kernels.cuh"
+// Native TSMTTSM, complex double ("T" and "C"): the register tiles 1, 2, 4 and the tensor-core warp tiles 1, 2.
+#include "tsm/tsm_mma.cuh"
 
 namespace tessera::native_cuda {
 
@@ -8,7 +8,14 @@ template <bool Conj>
 void run(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha, const zcomplex* A, std::int64_t lda,
          const zcomplex* B, std::int64_t ldb, zcomplex* C, std::int64_t ldcr, std::int64_t ldcc) {
   using namespace tsm_detail;
-  switch (config_for(true, true, M, N).tile) {
+  const auto c = config_for(true, true, M, N);
+  if (c.stages > 0 && c.mma == 1)
+    return launch_tsmttsm_staged<zcomplex, Conj, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+  if (c.stages > 0 && c.mma == 2)
+    return launch_tsmttsm_staged<zcomplex, Conj, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+  if (c.mma == 1) return launch_tsmttsm_mma<zcomplex, Conj, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+  if (c.mma == 2) return launch_tsmttsm_mma<zcomplex, Conj, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+  switch (c.tile) {
     case 1: launch_tsmttsm<zcomplex, Conj, 1, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     case 2: launch_tsmttsm<zcomplex, Conj, 2, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;
     default: launch_tsmttsm<zcomplex, Conj, 4, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc); break;

@@ -21,28 +21,70 @@ std::string active_status = "defaults";
 
 int tiles_of(int M, int N, int t) { return ((M + t - 1) / t) * ((N + t - 1) / t); }
 
+int mma_warps(int M, int N, int wt) {
+  const int side = 8 * wt;
+  return ((M + side - 1) / side) * ((N + side - 1) / side);
+}
+
 }  // namespace
 
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
+  // The H100's choices (`tessera tune tsm`, M = N, 2026-11-24), by the wider
+  // operand: register tiles only at 1..2; from 3 the tensor-core kernels,
+  // fragments straight from global memory while few warps hold C, the
+  // cp.async stages once the accumulators leave few registers for loads.
   NativeConfig c;
-  if (tsmttsm) {
-    // Square tile side by the wider operand; 8x8 (about 208 registers by the
-    // paper's model, §5.2) only for double beyond 32.
-    const int d = std::max(M, N);
-    c.tile = d <= 2 ? 1 : d <= 8 ? 2 : (complex || d <= 32) ? 4 : 8;
+  const int d = std::max(M, N);
+  if (tsmttsm && d <= 2) {
+    c.tile = complex ? 1 : d;
+  } else if (tsmttsm && complex) {
+    c.mma = d <= 24 ? 1 : 2;
+    c.stages = d > 6 && d <= 24 ? 3 : 0;
+  } else if (tsmttsm) {
+    c.mma = d <= 8 ? 1 : d <= 12 ? 2 : d <= 24 ? 1 : d <= 48 ? 2 : 4;
+    c.stages = d > 12 ? 3 : 0;
+  } else if (!complex && d > 12) {
+    c.mma = 1;
   } else {
-    c.outputs = N <= 8 ? 1 : N <= 32 ? 2 : 4;
+    c.outputs = complex && N > 8 ? 4 : 1;
   }
   return c;
 }
 
 bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c) {
   if (M < 1 || M > 64 || N < 1 || N > 64) return false;
+  if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
+  if (c.mma > 0) {
+    if (tsmttsm) return (c.mma == 1 || c.mma == 2 || (c.mma == 4 && !complex)) && mma_warps(M, N, c.mma) <= 16;
+    return c.mma == 1 && !complex;
+  }
   if (tsmttsm) {
     const bool compiled = c.tile == 1 || c.tile == 2 || c.tile == 4 || (c.tile == 8 && !complex);
     return compiled && tiles_of(M, N, c.tile) <= 256;
   }
   return c.outputs == 1 || c.outputs == 2 || c.outputs == 4;
+}
+
+std::string config_name(bool tsmttsm, const NativeConfig& c) {
+  if (c.mma > 0) return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "");
+  return tsmttsm ? "tile " + std::to_string(c.tile) : "outputs " + std::to_string(c.outputs);
+}
+
+std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
+  std::vector<NativeConfig> out;
+  for (int v : {1, 2, 4, 8}) {
+    NativeConfig c;
+    (tsmttsm ? c.tile : c.outputs) = v;
+    if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+  }
+  for (int stages : {0, 3})
+    for (int v : {1, 2, 4}) {
+      NativeConfig c;
+      c.mma = v;
+      c.stages = stages;
+      if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+    }
+  return out;
 }
 
 Table parse_table(const std::string& text, const std::string& source, const std::string& expected_gpu) {
@@ -77,7 +119,11 @@ Table parse_table(const std::string& text, const std::string& source, const std:
       x.complex = type == "z";
       x.m = e.at("m").get<int>();
       x.n = e.at("n").get<int>();
-      if (x.tsmttsm)
+      if (e.contains("mma")) {
+        x.config.mma = e.at("mma").get<int>();
+        x.config.stages = e.value("stages", 0);
+      }
+      else if (x.tsmttsm)
         x.config.tile = e.at("tile").get<int>();
       else
         x.config.outputs = e.at("outputs").get<int>();

@@ -9,7 +9,10 @@
 // Table format:
 //   {"format": "tessera-tsm-table", "version": 1, "gpu": "NVIDIA H100 80GB HBM3",
 //    "entries": [{"kernel": "tsmttsm", "type": "d", "m": 32, "n": 32, "tile": 4},
+//                {"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "mma": 4, "stages": 3},
 //                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2}, ...]}
+// "mma" selects the FP64 tensor-core kernels (sm_80 and later; older GPUs run
+// the default register kernel instead).
 #include <string>
 #include <vector>
 
@@ -18,7 +21,19 @@ namespace tessera::tsm {
 struct NativeConfig {
   int tile = 0;     // TSMTTSM: side of the square register tile (1, 2, 4, 8 double; 1, 2, 4 complex)
   int outputs = 0;  // TSMM: outputs per thread and row (1, 2, 4)
+  // Tensor-core (DMMA m8n8k4) kernels when > 0, replacing tile/outputs.
+  // TSMTTSM: a warp owns mma x mma tiles of 8x8 (1, 2, 4 double; 1, 2
+  // complex); TSMM: 1 (a warp computes 8 rows of B at a time).
+  int mma = 0;
+  // TSMTTSM with mma: 0 loads fragments straight from global memory; 3 stages
+  // the rows through shared memory with a three-stage cp.async pipeline.
+  int stages = 0;
 };
+
+// "tile 4", "outputs 2", "mma 4", "mma 4 stages 3": the entry's kernel in a table's words.
+std::string config_name(bool tsmttsm, const NativeConfig& c);
+// The compiled candidates of a kernel and type (tuning, tests).
+std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex);
 
 struct TableEntry {
   bool tsmttsm = true;
@@ -35,7 +50,8 @@ struct Table {
 // The shipped choice for a shape (M, N in 1..64).
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);
 // Whether this build has the kernel `c` names, and it fits the shape (a
-// block of 256 threads holds at least one thread per tile).
+// block of 256 threads holds at least one thread per tile; the tensor-core
+// TSMTTSM's warps for one K slice fit a block of 512).
 bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c);
 
 // Parses and checks a table; std::invalid_argument (one line, naming

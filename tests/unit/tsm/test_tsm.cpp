@@ -218,29 +218,31 @@ TYPED_TEST(Tsm, EveryNativeConfiguration) {
     const auto seed = tessera::test::fresh_seed();
     for (bool tt : {true, false})
       for (bool z : {false, true})
-        for (int c : {1, 2, 4, 8})
-          for (auto [M, N] : {std::pair{3, 5}, std::pair{17, 17}, std::pair{33, 64}, std::pair{64, 64}}) {
+        for (const auto& c : compiled_configs(tt, z))
+          for (auto [M, N] : {std::pair{3, 5}, std::pair{17, 17}, std::pair{33, 64}, std::pair{64, 64},
+                              std::pair{64, 9}}) {
             TableEntry e;
             e.tsmttsm = tt;
             e.complex = z;
             e.m = M;
             e.n = N;
-            (tt ? e.config.tile : e.config.outputs) = c;
+            e.config = c;
             if (!config_usable(tt, z, M, N, e.config)) continue;
             set_active_table(Table{"", {e}});
-            SCOPED_TRACE(std::string(tt ? "tile " : "outputs ") + std::to_string(c));
+            SCOPED_TRACE(config_name(tt, c) + " " + std::to_string(M) + "x" + std::to_string(N));
+            const int seed_c = c.tile + c.outputs + 16 * c.mma + 64 * c.stages;
             Case k{M, N, 1031};
             k.conj = z;
             if (tt) {
               if (z)
-                check_tsmttsm<zc, TypeParam, Public>(k, seed + c + M);
+                check_tsmttsm<zc, TypeParam, Public>(k, seed + seed_c + M);
               else
-                check_tsmttsm<double, TypeParam, Public>(k, seed + c + M);
+                check_tsmttsm<double, TypeParam, Public>(k, seed + seed_c + M);
             } else {
               if (z)
-                check_tsmm<zc, TypeParam, Public>(k, seed + c + M);
+                check_tsmm<zc, TypeParam, Public>(k, seed + seed_c + M);
               else
-                check_tsmm<double, TypeParam, Public>(k, seed + c + M);
+                check_tsmm<double, TypeParam, Public>(k, seed + seed_c + M);
             }
           }
     set_active_table(Table{});

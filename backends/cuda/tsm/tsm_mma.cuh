@@ -1,0 +1,500 @@
+#pragma once
+// FP64 tensor-core (DMMA, mma.sync m8n8k4) tall-skinny kernels for the wide
+// shapes, where the register-tile kernels of tsm_kernels.cuh run out of FP64
+// FMA issue slots: at M = N = 64 TSMTTSM needs 8 flop per byte, 24 TFLOP/s at
+// 3 TB/s, 73% of the H100's FMA pipe but 36% of its DMMA rate.
+//
+// One m8n8k4 step: D(8x8) += A(8x4) B(4x8); lane l holds A[l/4][l%4],
+// B[l%4][l/4] and D[l/4][2(l%4)], D[l/4][2(l%4)+1].
+//
+// TSMTTSM C = op(A)^T B: the product's inner index is the tall index k, so a
+// lane's A fragment is A[k0 + l%4][m0 + l/4] and its B fragment
+// B[k0 + l%4][n0 + l/4]: eight lanes read 64 contiguous bytes of one row, and
+// both fragments come straight from global memory (no staging: each element
+// is used by one warp of a K slice, or two where warps split N). A warp owns
+// WT x WT tiles of C; the warps of a K slice cover C; a block holds several K
+// slices, summed in shared memory, then one global atomic per element of C
+// per block (the paper's §3.2 reduction). The K loop takes 8 rows (two k4
+// steps) per iteration with the next 8 rows' loads in flight (leap-frog).
+// Complex: four real products per tile, re/im accumulators.
+//
+// TSMM B = alpha A C + beta B: the product's rows are the tall index, so a
+// warp computes 8 rows of B at a time: A fragments A[k0 + l/4][m0 + l%4]
+// (all of the row block's M columns held in registers, the next block's in
+// flight), alpha C from shared memory (row stride = 8 mod 16 doubles: the
+// four k rows of a fragment load fall in different banks).
+#include "tsm/tsm_kernels.cuh"
+
+namespace tessera::native_cuda::tsm_detail {
+
+__device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d0), "+d"(d1)
+               : "d"(a), "d"(b));
+#else
+  (void)d0, (void)d1, (void)a, (void)b;
+  __trap();  // the host never selects these kernels below sm_80
+#endif
+}
+
+struct MmaShape {
+  int M, N, warps_m, warps_n, slices;
+  Index K;
+  bool skip_global;
+};
+
+// Fragment values of one lane: double, or complex with the imaginary part
+// also negated (the subtracted product of the real part needs it).
+template <class T>
+struct Frag;
+template <>
+struct Frag<double> {
+  double v;
+};
+template <>
+struct Frag<zcomplex> {
+  double re, im, neg_im;
+};
+
+template <class T>
+struct Acc;
+template <>
+struct Acc<double> {
+  double d0 = 0, d1 = 0;
+};
+template <>
+struct Acc<zcomplex> {
+  double r0 = 0, r1 = 0, i0 = 0, i1 = 0;
+};
+
+template <bool Conj>
+__device__ __forceinline__ void load_frag(Frag<double>& f, const double* p, bool ok) {
+  f.v = ok ? __ldg(p) : 0.0;
+}
+template <bool Conj>
+__device__ __forceinline__ void load_frag(Frag<zcomplex>& f, const zcomplex* p, bool ok) {
+  double2 v = ok ? __ldg(reinterpret_cast<const double2*>(p)) : make_double2(0.0, 0.0);
+  f.re = v.x;
+  f.im = Conj ? -v.y : v.y;
+  f.neg_im = -f.im;
+}
+
+// acc += a b on one 8x8 tile.
+__device__ __forceinline__ void mma_acc(Acc<double>& c, const Frag<double>& a, const Frag<double>& b) {
+  dmma(c.d0, c.d1, a.v, b.v);
+}
+__device__ __forceinline__ void mma_acc(Acc<zcomplex>& c, const Frag<zcomplex>& a, const Frag<zcomplex>& b) {
+  dmma(c.r0, c.r1, a.re, b.re);
+  dmma(c.r0, c.r1, a.neg_im, b.im);
+  dmma(c.i0, c.i1, a.re, b.im);
+  dmma(c.i0, c.i1, a.im, b.re);
+}
+__device__ __forceinline__ double acc_value(const Acc<double>& c, int j) { return j ? c.d1 : c.d0; }
+__device__ __forceinline__ zcomplex acc_value(const Acc<zcomplex>& c, int j) {
+  return j ? zcomplex(c.r1, c.i1) : zcomplex(c.r0, c.i0);
+}
+
+// Rows per K-loop iteration of a K slice: two k4 steps.
+constexpr int kMmaRows = 8;
+
+template <class T, bool Conj, int WT>
+__global__ void __launch_bounds__(WT == 4 ? 256 : 512)
+    tsmttsm_mma_kernel(MmaShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb, T* C,
+                       Index ldcr, Index ldcc, T alpha) {
+  extern __shared__ double smem_raw[];
+  T* part = reinterpret_cast<T*>(smem_raw);  // slices x M x N
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wpg = s.warps_m * s.warps_n;
+  const int slice = warp / wpg, w = warp % wpg;
+  const int wm = w / s.warps_n, wn = w % s.warps_n;
+  const int r = lane & 3, q = lane >> 2;
+
+  int am[WT], bn[WT];
+#pragma unroll
+  for (int i = 0; i < WT; ++i) {
+    am[i] = (wm * WT + i) * 8 + q;
+    bn[i] = (wn * WT + i) * 8 + q;
+  }
+  Acc<T> acc[WT][WT];
+
+  const Index step = Index(gridDim.x) * s.slices * kMmaRows;
+  Index k = (Index(blockIdx.x) * s.slices + slice) * kMmaRows;
+  if (k < s.K) {
+    Frag<T> a[2][WT], b[2][WT];
+    auto load = [&](Index k0, Frag<T>(&x)[2][WT], Frag<T>(&y)[2][WT]) {
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        const Index row = k0 + 4 * u + r;
+        const bool ok = row < s.K;
+        const T* ar = A + row * lda;
+        const T* br = B + row * ldb;
+#pragma unroll
+        for (int i = 0; i < WT; ++i) {
+          load_frag<Conj>(x[u][i], ar + am[i], ok && am[i] < s.M);
+          load_frag<false>(y[u][i], br + bn[i], ok && bn[i] < s.N);
+        }
+      }
+    };
+    load(k, a, b);
+    while (true) {
+      const Index kn = k + step;
+      Frag<T> an[2][WT], bn2[2][WT];
+      const bool more = kn < s.K;
+      if (more) load(kn, an, bn2);  // leap-frog: the next 8 rows in flight during these DMMAs
+#pragma unroll
+      for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int i = 0; i < WT; ++i)
+#pragma unroll
+          for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[u][i], b[u][j]);
+      if (!more) break;
+#pragma unroll
+      for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int i = 0; i < WT; ++i) {
+          a[u][i] = an[u][i];
+          b[u][i] = bn2[u][i];
+        }
+      k = kn;
+    }
+  }
+
+  // This lane's elements of C: rows (wm WT + i) 8 + q, columns (wn WT + j) 8 + 2r + {0, 1}.
+  const int MN = s.M * s.N;
+  auto for_each_element = [&](auto&& f) {
+#pragma unroll
+    for (int i = 0; i < WT; ++i)
+#pragma unroll
+      for (int j = 0; j < WT; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int m = (wm * WT + i) * 8 + q, n = (wn * WT + j) * 8 + 2 * r + e;
+          if (m < s.M && n < s.N) f(m, n, acc_value(acc[i][j], e));
+        }
+  };
+  if (s.slices == 1) {
+    if (!s.skip_global) for_each_element([&](int m, int n, const T& v) { atomic_acc(C + m * ldcr + n * ldcc, alpha * v); });
+    return;
+  }
+  for_each_element([&](int m, int n, const T& v) { part[slice * MN + m * s.N + n] = v; });
+  __syncthreads();
+  for (int e = threadIdx.x; e < MN; e += blockDim.x) {
+    T v = part[e];
+    for (int g = 1; g < s.slices; ++g) v += part[g * MN + e];
+    if (!s.skip_global) atomic_acc(C + (e / s.N) * ldcr + (e % s.N) * ldcc, alpha * v);
+  }
+}
+
+template <class T, bool Conj, int WT>
+void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
+                        Index ldb, T* C, Index ldcr, Index ldcc) {
+  MmaShape s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.warps_m = (M + 8 * WT - 1) / (8 * WT);
+  s.warps_n = (N + 8 * WT - 1) / (8 * WT);
+  s.skip_global = skip_global_reduction();
+  const int wpg = s.warps_m * s.warps_n;
+  const int max_warps = WT == 4 ? 8 : 16;
+  if (wpg > max_warps) throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
+  s.slices = std::max(1, 8 / wpg);  // about 256 threads per block
+  const int threads = s.slices * wpg * 32;
+  const std::size_t smem = s.slices > 1 ? std::size_t(s.slices) * M * N * sizeof(T) : 0;
+  auto kernel = tsmttsm_mma_kernel<T, Conj, WT>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  // Enough blocks to fill the GPU, fewer when K is small (each slice gets at least 4 iterations).
+  const Index rows_per_block = Index(s.slices) * kMmaRows * 4;
+  const Index want = (K + rows_per_block - 1) / rows_per_block;
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+  check(cudaGetLastError(), "tsmttsm (tensor cores) launch");
+}
+
+// The same product with the tall operands staged through shared memory by a
+// multi-stage cp.async pipeline (sm_80+): the bytes in flight per SM are then
+// set by the stages (tens of KiB), not by the registers left after the
+// accumulators, which limit the direct kernel at M, N > 32. A stage holds R
+// rows of A and of B (row strides padded to 8 mod 16 doubles: the four rows of
+// a fragment load fall in different banks); every warp of the block reads its
+// fragments of a stage, the block's K slices taking alternate k4 steps.
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(gmem), "r"(src_bytes));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(gmem), "r"(src_bytes));
+#else
+  (void)smem, (void)gmem, (void)bytes, (void)src_bytes;
+  __trap();
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+template <bool Conj>
+__device__ __forceinline__ void shared_frag(Frag<double>& f, const double* p) {
+  f.v = *p;
+}
+template <bool Conj>
+__device__ __forceinline__ void shared_frag(Frag<zcomplex>& f, const zcomplex* p) {
+  const double2 v = *reinterpret_cast<const double2*>(p);
+  f.re = v.x;
+  f.im = Conj ? -v.y : v.y;
+  f.neg_im = -f.im;
+}
+
+struct StagedShape {
+  int M, N, warps_m, warps_n, slices, rows, lda_s, ldb_s;  // rows per stage; shared row strides (elements)
+  Index K;
+  bool skip_global, vec16;
+};
+
+constexpr int kStages = 3;
+
+template <class T, bool Conj, int WT>
+__global__ void __launch_bounds__(WT == 4 ? 256 : 512)
+    tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
+                          T* C, Index ldcr, Index ldcc, T alpha) {
+  extern __shared__ double smem_raw[];
+  T* stage0 = reinterpret_cast<T*>(smem_raw);
+  const int stage_elems = s.rows * (s.lda_s + s.ldb_s);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wpg = s.warps_m * s.warps_n;
+  const int slice = warp / wpg, w = warp % wpg;
+  const int wm = w / s.warps_n, wn = w % s.warps_n;
+  const int r = lane & 3, q = lane >> 2;
+
+  // Zero the stages once: the padding columns are never copied and read as zeros.
+  for (int e = threadIdx.x; e < kStages * stage_elems; e += blockDim.x) stage0[e] = T(0);
+  __syncthreads();
+
+  const Index chunks = (s.K + s.rows - 1) / s.rows;
+  // Copies chunk c (rows c R ..) into stage buffer b; rows beyond K are zero-filled.
+  const int bytes = s.vec16 ? 16 : 8;
+  const int per_a = s.M * int(sizeof(T)) / bytes, per_b = s.N * int(sizeof(T)) / bytes;
+  auto issue = [&](Index c, int b) {
+    if (c < chunks) {
+      char* sa = reinterpret_cast<char*>(stage0 + b * stage_elems);
+      char* sb = reinterpret_cast<char*>(stage0 + b * stage_elems + s.rows * s.lda_s);
+      const Index row0 = c * s.rows;
+      for (int e = threadIdx.x; e < s.rows * per_a; e += blockDim.x) {
+        const int rr = e / per_a, j = e % per_a;
+        const Index row = row0 + rr;
+        const bool ok = row < s.K;
+        const char* src = reinterpret_cast<const char*>(A + (ok ? row : 0) * lda) + j * bytes;
+        cp_async(sa + (rr * s.lda_s * int(sizeof(T))) + j * bytes, src, bytes, ok ? bytes : 0);
+      }
+      for (int e = threadIdx.x; e < s.rows * per_b; e += blockDim.x) {
+        const int rr = e / per_b, j = e % per_b;
+        const Index row = row0 + rr;
+        const bool ok = row < s.K;
+        const char* src = reinterpret_cast<const char*>(B + (ok ? row : 0) * ldb) + j * bytes;
+        cp_async(sb + (rr * s.ldb_s * int(sizeof(T))) + j * bytes, src, bytes, ok ? bytes : 0);
+      }
+    }
+    cp_async_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+
+  Acc<T> acc[WT][WT];
+  int am[WT], bn[WT];
+#pragma unroll
+  for (int i = 0; i < WT; ++i) {
+    am[i] = (wm * WT + i) * 8 + q;
+    bn[i] = (wn * WT + i) * 8 + q;
+  }
+  const Index step = gridDim.x;
+  Index c = blockIdx.x;
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) issue(c + st * step, st);
+  for (int b = 0; c < chunks; c += step, b = (b + 1) % kStages) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // chunk c has landed for every thread; stage (b - 1) is no longer read
+    issue(c + (kStages - 1) * step, (b + kStages - 1) % kStages);
+    const T* sa = stage0 + b * stage_elems;
+    const T* sb = sa + s.rows * s.lda_s;
+    for (int t = slice; t < s.rows / 4; t += s.slices) {
+      Frag<T> a[WT], bb[WT];
+      const int row = 4 * t + r;
+#pragma unroll
+      for (int i = 0; i < WT; ++i) {
+        shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
+        shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
+      }
+#pragma unroll
+      for (int i = 0; i < WT; ++i)
+#pragma unroll
+        for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], bb[j]);
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // Block sum through the (now free) stage buffers, then one global atomic per element.
+  T* part = stage0;
+  const int MN = s.M * s.N;
+#pragma unroll
+  for (int i = 0; i < WT; ++i)
+#pragma unroll
+    for (int j = 0; j < WT; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int m = (wm * WT + i) * 8 + q, n = (wn * WT + j) * 8 + 2 * r + e;
+        if (m < s.M && n < s.N) part[slice * MN + m * s.N + n] = acc_value(acc[i][j], e);
+      }
+  __syncthreads();
+  if (s.skip_global) return;
+  for (int e = threadIdx.x; e < MN; e += blockDim.x) {
+    T v = part[e];
+    for (int g = 1; g < s.slices; ++g) v += part[g * MN + e];
+    atomic_acc(C + (e / s.N) * ldcr + (e % s.N) * ldcc, alpha * v);
+  }
+}
+
+template <class T, bool Conj, int WT>
+void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
+                           Index ldb, T* C, Index ldcr, Index ldcc) {
+  StagedShape s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.warps_m = (M + 8 * WT - 1) / (8 * WT);
+  s.warps_n = (N + 8 * WT - 1) / (8 * WT);
+  s.skip_global = skip_global_reduction();
+  const int wpg = s.warps_m * s.warps_n;
+  if (wpg > (WT == 4 ? 8 : 16)) throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
+  s.slices = std::max(1, 8 / wpg);
+  const int threads = s.slices * wpg * 32;
+  // Padded widths: whole warp tiles, then 8 mod 16 doubles.
+  const int per_double = int(sizeof(T) / sizeof(double));
+  auto padded = [&](int w) {
+    const int cols = (w + 8 * WT - 1) / (8 * WT) * 8 * WT;  // every column a fragment reads
+    int d = cols * per_double;
+    d += (8 - d % 16 + 16) % 16;
+    return d / per_double;
+  };
+  s.lda_s = padded(M);
+  s.ldb_s = padded(N);
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
+            (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
+  // About 32 KiB per stage, a multiple of 4 slices' k4 steps.
+  const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
+  const int unit = 4 * s.slices;
+  s.rows = std::max(unit, (32 * 1024 / row_bytes) / unit * unit);
+  const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
+  const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
+  auto kernel = tsmttsm_staged_kernel<T, Conj, WT>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index chunks = (K + s.rows - 1) / s.rows;
+  const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+  check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
+}
+
+// TSMM, double: a warp computes 8 rows of B per iteration; M up to 64 (16 k4 steps).
+constexpr int kMmaMaxSteps = 16, kMmaMaxTiles = 8;
+
+template <int MaxSteps>
+__global__ void __launch_bounds__(256)
+    tsmm_mma_kernel(int M, int N, Index K, int ldsc, const double* __restrict__ A, Index lda,
+                    const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta, double* B,
+                    Index ldb, bool vec2) {
+  extern __shared__ double smem_raw[];
+  double* c = smem_raw;  // ceil4(M) rows x ldsc, alpha C, zero-padded
+  const int steps = (M + 3) / 4, ntiles = (N + 7) / 8;
+  for (int e = threadIdx.x; e < steps * 4 * ldsc; e += blockDim.x) {
+    const int m = e / ldsc, n = e % ldsc;
+    c[e] = (m < M && n < N) ? alpha * C[m * ldcr + n * ldcc] : 0.0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x % 32, r = lane & 3, q = lane >> 2;
+  const Index warps = Index(gridDim.x) * (blockDim.x / 32);
+  Index k0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 8;
+  if (k0 >= K) return;
+  double a[MaxSteps];
+  auto load = [&](Index kb, double(&x)[MaxSteps]) {
+    const Index row = kb + q;
+    const double* ar = A + row * lda;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t)
+      if (t < steps) x[t] = (row < K && 4 * t + r < M) ? __ldg(ar + 4 * t + r) : 0.0;
+  };
+  load(k0, a);
+  while (true) {
+    const Index kn = k0 + warps * 8;
+    double an[MaxSteps];
+    const bool more = kn < K;
+    if (more) load(kn, an);  // leap-frog: the next row block in flight during these DMMAs
+    const Index row = k0 + q;
+    double* br = B + row * ldb;
+    // All of the row block's output tiles at once: independent accumulators
+    // keep the DMMAs of one k4 step from waiting on each other.
+    double d[kMmaMaxTiles][2];
+#pragma unroll
+    for (int nt = 0; nt < kMmaMaxTiles; ++nt) d[nt][0] = d[nt][1] = 0.0;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t)
+      if (t < steps)
+#pragma unroll
+        for (int nt = 0; nt < kMmaMaxTiles; ++nt)
+          if (nt < ntiles) dmma(d[nt][0], d[nt][1], a[t], c[(4 * t + r) * ldsc + nt * 8 + q]);
+    if (row < K)
+#pragma unroll
+      for (int nt = 0; nt < kMmaMaxTiles; ++nt) {
+        const int n = nt * 8 + 2 * r;
+        if (vec2 && n + 1 < N) {  // one 16-byte store for the pair
+          double2 v = make_double2(d[nt][0], d[nt][1]);
+          if (beta != 0.0) {
+            const double2 o = *reinterpret_cast<const double2*>(br + n);
+            v.x += beta * o.x;
+            v.y += beta * o.y;
+          }
+          *reinterpret_cast<double2*>(br + n) = v;
+          continue;
+        }
+        if (n < N) br[n] = beta == 0.0 ? d[nt][0] : d[nt][0] + beta * br[n];
+        if (n + 1 < N) br[n + 1] = beta == 0.0 ? d[nt][1] : d[nt][1] + beta * br[n + 1];
+      }
+    if (!more) break;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t) a[t] = an[t];
+    k0 = kn;
+  }
+}
+
+inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                            const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  const int ntiles = (N + 7) / 8;
+  const int ldsc = ntiles * 8 % 16 == 8 ? ntiles * 8 : ntiles * 8 + 8;  // = 8 mod 16
+  const std::size_t smem = std::size_t((M + 3) / 4 * 4) * ldsc * sizeof(double);
+  const int threads = 256;
+  auto kernel = tsmm_mma_kernel<kMmaMaxSteps>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index rows_per_block = Index(threads / 32) * 8 * 2;
+  const Index want = (K + rows_per_block - 1) / rows_per_block;
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const bool vec2 = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
+  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, ldsc, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec2);
+  check(cudaGetLastError(), "tsmm (tensor cores) launch");
+}
+
+}  // namespace tessera::native_cuda::tsm_detail
