@@ -19,6 +19,15 @@ if(TESSERA_HAS_CUDA)
   if(TARGET CUDA::cublas)
     target_link_libraries(tessera_driver PRIVATE CUDA::cublas)
   endif()
+  # cuBLASLt (its best heuristic algorithm) beside it, in a file of its own.
+  if(TARGET CUDA::cublasLt)
+    target_sources(tessera_driver PRIVATE ${CMAKE_CURRENT_LIST_DIR}/workload/tsm_cublaslt.cpp)
+    target_link_libraries(tessera_driver PRIVATE CUDA::cublasLt)
+    set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/workload/tsm_workload.cpp TARGET_DIRECTORY tessera_driver APPEND
+                 PROPERTY COMPILE_DEFINITIONS TESSERA_TSM_HAS_CUBLASLT=1)
+  else()
+    message(STATUS "Tessera tsm: cuBLASLt not found, the cublaslt variant is left out")
+  endif()
 endif()
 # The native kernels' configuration table (JSON, header-only nlohmann-json;
 # plain C++, so the host flavour builds and tests it too).

@@ -25,3 +25,16 @@ if(TESSERA_ENABLE_MPI)
       ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=1;OMP_WAIT_POLICY=passive")
   endforeach()
 endif()
+# The workload under mpiexec: K split over the ranks (K = 2 on 3 ranks leaves one without rows).
+if(TESSERA_ENABLE_MPI)
+  set(_tsm_mpirun ${TESSERA_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG})
+  tessera_cmd_test(tsm_mpi3 0 "3 MPI ranks.*tsmttsm +kokkos@Serial .*ok" ${_tsm_mpirun} 3 $<TARGET_FILE:tessera_cli>
+    compare tsm --type z --trans c --beta 0.5 --m 3 --n 17 --k 2 --variants kokkos@Serial --repeats 1 --warmup 0
+    --no-roofline)
+  tessera_cmd_test(tsm_mpi2_tsmm 0 "2 MPI ranks, no communication.*tsmm +kokkos@OpenMP .*ok" ${_tsm_mpirun} 2
+    $<TARGET_FILE:tessera_cli> run tsm --variant kokkos@OpenMP --kernel tsmm --m 24 --n 48 --k 1001 --beta 0.5
+    --repeats 1 --warmup 0 --no-roofline)
+  set_tests_properties(cli_tsm_mpi3 cli_tsm_mpi2_tsmm PROPERTIES ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=1")
+endif()
+tessera_cli_test(tsm_no_validate 0 "not validated" run tsm --variant kokkos@Serial --m 4 --k 100 --no-validate
+  --repeats 1 --warmup 0 --no-roofline)

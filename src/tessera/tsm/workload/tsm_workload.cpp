@@ -6,6 +6,7 @@
 
 #include "tessera/core/random.hpp"
 #include "tessera/core/timer.hpp"
+#include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/tsm/tsm.hpp"
 #include "tessera/tsm/tsm_table.hpp"
@@ -21,14 +22,24 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cublas_v2.h>
 #endif
+#if TESSERA_TSM_HAS_CUBLASLT
+#include "tessera/tsm/workload/tsm_cublaslt.hpp"
+#endif
+#if TESSERA_HAS_MPI
+#include "tessera/tsm/tsm_mpi.hpp"
+
+#include <mpi.h>
+#endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -86,7 +97,10 @@ class TsmWorkload final : public driver::Workload {
             {"n", "N", "", "columns of B (1..64; default M)"},
             {"k", "K", "4194304", "rows of the tall matrices (>= 0; 1e6 accepted)"},
             {"trans", "t|c", "t", "TSMTTSM: A^T (t) or the conjugate transpose A^H (c)"},
-            {"beta", "X", "0", "beta (0: the output is not read)"}};
+            {"beta", "X", "0", "beta (0: the output is not read)"},
+            {"no-validate", "", "",
+             "time only: no reference, rows are not checked (for kernels run with a switch that makes their "
+             "results wrong on purpose, e.g. TESSERA_TSM_SKIP_GLOBAL_REDUCTION=1)"}};
   }
   void configure(const Options& opts) override {
     kernel_ = driver::get_choice(opts, "kernel", {"tsmttsm", "tsmm"}, "tsmttsm");
@@ -96,12 +110,22 @@ class TsmWorkload final : public driver::Workload {
     k_ = opts.get_count("k", 1LL << 22, 0, 1LL << 40);
     conj_ = driver::get_choice(opts, "trans", {"t", "c"}, "t") == "c";
     beta_ = opts.get_double("beta", 0.0, -1e300, 1e300);
+    no_validate_ = opts.has("no-validate");
+    // Under MPI the K rows are split over the ranks (as evenly as they go);
+    // the small matrix is replicated.
+    const long long P = driver::world_size(), r = driver::world_rank();
+    k0_ = k_ / P * r + std::min(r, k_ % P);
+    kl_ = k_ / P + (r < k_ % P ? 1 : 0);
   }
   std::string problem_summary() const override {
     std::ostringstream s;
     s << (tsmttsm() ? (conj_ ? "C = A^H B" : "C = A^T B") : "B = A C") << (beta_ != 0 ? " + beta out" : "") << ", "
       << (complex_ ? "complex double" : "double") << ", M = " << m_ << ", N = " << n_ << ", K = " << k_ << " ("
-      << (double(tall_elements()) * elem() / double(1 << 20)) << " MiB of tall operands)";
+      << (double(tall_elements()) * elem() / double(1 << 20)) << " MiB of tall operands";
+    if (driver::world_size() > 1)
+      s << ", K split over " << driver::world_size() << " MPI ranks"
+        << (tsmttsm() ? ": local products summed with MPI_Allreduce" : ", no communication");
+    s << ")" << (no_validate_ ? ", not validated" : "");
     return s.str();
   }
   std::vector<Parameter> parameters() const override {
@@ -114,8 +138,9 @@ class TsmWorkload final : public driver::Workload {
             {"beta", beta_}};
   }
   MemoryNeed memory_need() const override {
-    const double in = double(tall_elements() + (long long)m_ * n_) * elem();
-    const double out = double(out_elements());
+    // This rank's rows.
+    const double in = double(kl_ * (m_ + n_) + (long long)m_ * n_) * elem();
+    const double out = double(tsmttsm() ? (long long)m_ * n_ : kl_ * n_);
     // Host: inputs, reference, error scales, one output copy; device: inputs + output.
     return {in + out * (2 * elem() + 8), in + out * elem()};
   }
@@ -132,7 +157,7 @@ class TsmWorkload final : public driver::Workload {
   }
   void tune(const Options& opts, Progress& progress, std::ostream& out) override;
   void prepare(std::uint64_t seed, Progress& progress) override {
-    progress.message("tsm: random inputs and the reference");
+    progress.message(no_validate_ ? "tsm: random inputs" : "tsm: random inputs and the reference");
     if (complex_)
       make_problem(seed, pz_);
     else
@@ -141,8 +166,12 @@ class TsmWorkload final : public driver::Workload {
 
  protected:
   void declare_variants(VariantTable& t) override {
-    t.add("serial-reference", Platform::cpu1, "plain C++ loops, one thread",
-          [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_serial(rs, p); }); });
+    // Several MPI ranks: the variants on Kokkos Views (a rank's partial C is
+    // summed through tsm::mpi); the host-vector ones run on one rank only.
+    const bool one_rank = driver::world_size() == 1;
+    if (one_rank)
+      t.add("serial-reference", Platform::cpu1, "plain C++ loops, one thread",
+            [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_serial(rs, p); }); });
     t.add_portable("kokkos", "portable TeamPolicy kernels (register tiles, team-scratch sums)",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
@@ -166,6 +195,15 @@ class TsmWorkload final : public driver::Workload {
 #else
     t.add("cublas", Platform::gpu, cublas, {}, "Kokkos' Cuda backend (cuBLAS)");
 #endif
+    const char* cublaslt =
+        "vendor: cublasLtMatmul, FP64 compute, the heuristic's best algorithm (split-K), 32 MiB workspace";
+#if TESSERA_TSM_HAS_CUBLASLT
+    t.add("cublaslt", Platform::gpu, cublaslt, [this](const RunSettings& rs) {
+      return dispatch([&](auto& p) { return run_views<Kokkos::Cuda>(rs, p, Call::cublaslt); });
+    });
+#else
+    t.add("cublaslt", Platform::gpu, cublaslt, {}, "Kokkos' Cuda backend and cuBLASLt");
+#endif
     t.add_portable("kokkosblas-gemm",
                    "KokkosBlas::gemm of Kokkos Kernels 3.4.01 (transposed products with small M N run its own "
                    "DotBasedGEMM, not a vendor BLAS)",
@@ -178,8 +216,9 @@ class TsmWorkload final : public driver::Workload {
                    driver::openmp | driver::cuda);
     const char* openblas = "vendor: OpenBLAS cblas_dgemm/zgemm, row-major, all threads";
 #if TESSERA_TSM_HAS_CBLAS
-    t.add("openblas", Platform::cpu, openblas,
-          [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_openblas(rs, p); }); });
+    if (one_rank)
+      t.add("openblas", Platform::cpu, openblas,
+            [this](const RunSettings& rs) { return dispatch([&](auto& p) { return run_openblas(rs, p); }); });
 #else
     t.add("openblas", Platform::cpu, openblas, {}, "OpenBLAS (libopenblas-dev) at configure time");
 #endif
@@ -189,7 +228,7 @@ class TsmWorkload final : public driver::Workload {
   }
 
  private:
-  enum class Call { portable, api, cublas, kokkosblas };
+  enum class Call { portable, api, cublas, cublaslt, kokkosblas };
 #if TESSERA_HAS_CUDA_NATIVE
   template <class T>
   std::pair<NativeConfig, double> tune_shape(bool tsmttsm, int m, long long K, int repeats);
@@ -208,7 +247,9 @@ class TsmWorkload final : public driver::Workload {
 
   template <class T>
   void make_problem(std::uint64_t seed, Problem<T>& p) {
-    const std::size_t K = std::size_t(k_), M = std::size_t(m_), N = std::size_t(n_);
+    // This rank's rows [k0_, k0_ + kl_): the global problem's values (counter-based).
+    const std::size_t K = std::size_t(kl_), M = std::size_t(m_), N = std::size_t(n_);
+    const std::uint64_t x0 = std::uint64_t(k0_) * M, y0 = std::uint64_t(k0_) * N;
     p.X.resize(K * M);
     p.Y.resize(K * N);
     p.S.resize(M * N);
@@ -216,11 +257,12 @@ class TsmWorkload final : public driver::Workload {
     T* x = p.X.data();
     T* y = p.Y.data();
     Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * M),
-                         [=](std::size_t i) { x[i] = random_value<T>(seed, i); });
+                         [=](std::size_t i) { x[i] = random_value<T>(seed, x0 + i); });
     Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * N),
-                         [=](std::size_t i) { y[i] = random_value<T>(seed + 1, i); });
+                         [=](std::size_t i) { y[i] = random_value<T>(seed + 1, y0 + i); });
     for (std::size_t i = 0; i < M * N; ++i) p.S[i] = random_value<T>(seed + 2, i);
     Kokkos::fence();
+    if (no_validate_) return;
     const T beta = T(beta_);
     if (tsmttsm()) {
       // Partial sums over chunks of rows in parallel, then added in order.
@@ -252,6 +294,13 @@ class TsmWorkload final : public driver::Workload {
           p.ref[e] += part[c * M * N + e];
           p.scale[e] += mag[c * M * N + e];
         }
+#if TESSERA_HAS_MPI
+      if (driver::world_size() > 1) {  // the ranks' rows summed (complex: as pairs of doubles)
+        MPI_Allreduce(MPI_IN_PLACE, p.ref.data(), int(M * N * sizeof(T) / sizeof(double)), MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, p.scale.data(), int(M * N), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      }
+#endif
       for (std::size_t e = 0; e < M * N; ++e)
         if (beta_ != 0) {
           p.ref[e] += beta * p.S[e];
@@ -299,9 +348,14 @@ class TsmWorkload final : public driver::Workload {
   }
 
   // Largest |out - ref| / scale over the elements (inf for NaN or a nonzero
-  // error where the scale is 0).
+  // error where the scale is 0), over all ranks.
   template <class T>
   void check(KernelResult& r, const Problem<T>& p, const T* out) const {
+    if (no_validate_) {
+      r.valid = true;
+      r.note += std::string(r.note.empty() ? "" : "; ") + "not validated (--no-validate)";
+      return;
+    }
     double e = 0;
     for (std::size_t i = 0; i < p.ref.size(); ++i) {
       const double d = absval(out[i] - p.ref[i]);
@@ -309,7 +363,7 @@ class TsmWorkload final : public driver::Workload {
       if (!(q == q)) q = std::numeric_limits<double>::infinity();
       e = std::max(e, q);
     }
-    r.error = e;
+    r.error = driver::world_max(e);
     r.valid = e <= r.tolerance;
   }
 
@@ -391,15 +445,75 @@ class TsmWorkload final : public driver::Workload {
   }
 #endif
 
+  // Median over repeats; with several ranks each repeat starts after a
+  // barrier and counts the slowest rank.
+  template <class ExecSpace, class F>
+  TimingStats time_calls(const ExecSpace& exec, const RunSettings& rs, F&& f) const {
+    if (driver::world_size() == 1) return time_repeats(exec, rs.warmup, rs.repeats, f);
+    for (int i = 0; i < rs.warmup; ++i) f();
+    exec.fence();
+    std::vector<double> t;
+    for (int i = 0; i < rs.repeats; ++i) {
+      driver::world_barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      f();
+      exec.fence();
+      t.push_back(driver::world_max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    }
+    return summarize(std::move(t));
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+  // A cuBLAS handle on the instance's stream; gemm calls keep the last status.
+  struct Cublas {
+    cublasHandle_t h = nullptr;
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    explicit Cublas(cudaStream_t s) {
+      if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+      cublasSetStream(h, s);
+    }
+    ~Cublas() { cublasDestroy(h); }
+    Cublas(const Cublas&) = delete;
+    Cublas& operator=(const Cublas&) = delete;
+  };
+
+  // Row-major X (K x M) is column-major X~ (M x K): C^T = Y~ op(X~)^T, B^T = S~ X~
+  // (paper §1.5). Z is Y (TSMTTSM) or S (TSMM); `to` the output.
+  template <class T>
+  void cublas_product(Cublas& c, int K, const T* X, const T* Z, T b, T* to) const {
+    const int M = m_, N = n_;
+    if constexpr (std::is_same_v<T, double>) {
+      const double one = 1;
+      if (tsmttsm())
+        c.st = cublasDgemm(c.h, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, Z, N, X, M, &b, to, N);
+      else
+        c.st = cublasDgemm(c.h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, Z, N, X, M, &b, to, N);
+    } else {
+      const cuDoubleComplex one = make_cuDoubleComplex(1, 0), beta = make_cuDoubleComplex(b.real(), b.imag());
+      auto r = [](const T* x) { return reinterpret_cast<const cuDoubleComplex*>(x); };
+      if (tsmttsm())
+        c.st = cublasZgemm(c.h, CUBLAS_OP_N, conj_ ? CUBLAS_OP_C : CUBLAS_OP_T, N, M, K, &one, r(Z), N, r(X), M,
+                           &beta, reinterpret_cast<cuDoubleComplex*>(to), N);
+      else
+        c.st = cublasZgemm(c.h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, r(Z), N, r(X), M, &beta,
+                           reinterpret_cast<cuDoubleComplex*>(to), N);
+    }
+  }
+#endif
+
+  // Every variant on Kokkos Views: this rank's rows of X and Y, S whole. With
+  // several ranks TSMTTSM's local product goes into a partial P (beta = 0)
+  // that tsm::mpi::sum_over_ranks adds to S, beta S once.
   template <class ExecSpace, class T>
   std::vector<KernelResult> run_views(const RunSettings& rs, const Problem<T>& p, Call call) const {
     using Mem = typename ExecSpace::memory_space;
     using View = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
     using Host = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    const std::size_t K = std::size_t(k_), M = std::size_t(m_), N = std::size_t(n_);
+    const std::size_t K = std::size_t(kl_), M = std::size_t(m_), N = std::size_t(n_);
     ExecSpace exec;
     View X("tsm::X", K, M), Y("tsm::Y", K, N), S("tsm::S", M, N);
     View& out = tsmttsm() ? S : Y;
+    const View& Z = tsmttsm() ? Y : S;  // the second input
     if (tsmttsm())
       Kokkos::deep_copy(Y, Host(p.Y.data(), K, N));
     else
@@ -411,20 +525,28 @@ class TsmWorkload final : public driver::Workload {
 
     KernelResult r = result();
     const T one(1), beta(beta_);
-    std::function<void()> f;
+    // The local product into `to` with beta b.
+    std::function<void(T, const View&)> product;
+    auto portable = [&](T b, const View& to) {
+      if (tsmttsm())
+        impl::tsmttsm_kokkos(exec, conj_, one, X, Y, b, to);
+      else
+        impl::tsmm_kokkos(exec, one, X, S, b, to);
+    };
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::unique_ptr<Cublas> blas;
+#endif
+#if TESSERA_TSM_HAS_CUBLASLT
+    std::unique_ptr<LtGemm> lt;
+#endif
     if (call == Call::portable) {
-      f = [&] {
-        if (tsmttsm())
-          impl::tsmttsm_kokkos(exec, conj_, one, X, Y, beta, S);
-        else
-          impl::tsmm_kokkos(exec, one, X, S, beta, Y);
-      };
+      product = portable;
     } else if (call == Call::api) {
-      f = [&] {
+      product = [&](T b, const View& to) {
         if (tsmttsm())
-          tsm::tsmttsm(exec, conj_ ? "C" : "T", one, X, Y, beta, S);
+          tsm::tsmttsm(exec, conj_ ? "C" : "T", one, X, Y, b, to);
         else
-          tsm::tsmm(exec, one, X, S, beta, Y);
+          tsm::tsmm(exec, one, X, S, b, to);
       };
     } else if (call == Call::kokkosblas) {
       if (k_ == 0) {
@@ -432,90 +554,90 @@ class TsmWorkload final : public driver::Workload {
         return {r};
       }
       // Kokkos Kernels 3.4 queues gemm on the default instance of the space.
-      f = [&] {
+      product = [&](T b, const View& to) {
         if (tsmttsm())
-          KokkosBlas::gemm(conj_ ? "C" : "T", "N", one, X, Y, beta, S);
+          KokkosBlas::gemm(conj_ ? "C" : "T", "N", one, X, Y, b, to);
         else
-          KokkosBlas::gemm("N", "N", one, X, S, beta, Y);
+          KokkosBlas::gemm("N", "N", one, X, S, b, to);
       };
     } else {
+      if (call == Call::cublas && k_ > (1LL << 31) - 1) {
+        r.note = "K above the 32-bit cuBLAS interface";
+        return {r};
+      }
 #if defined(KOKKOS_ENABLE_CUDA)
       if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-        if (k_ > (1LL << 31) - 1) {
-          r.note = "K above the 32-bit cuBLAS interface";
-          return {r};
+        if (call == Call::cublas) {
+          blas = std::make_unique<Cublas>(exec.cuda_stream());
+          product = [&](T b, const View& to) { cublas_product(*blas, int(K), X.data(), Z.data(), b, to.data()); };
         }
-        return run_cublas(rs, p, exec, X, Y, S, out, reset);
+#if TESSERA_TSM_HAS_CUBLASLT
+        if (call == Call::cublaslt) {
+          if (k_ == 0) {
+            r.note = "K = 0 not offered";
+            return {r};
+          }
+          lt = std::make_unique<LtGemm>(tsmttsm(), complex_, conj_, m_, n_, (long long)std::max<std::size_t>(K, 1),
+                                        exec.cuda_stream());
+          // Every rank must run (or skip) the variant alike.
+          if (driver::world_max(lt->usable() ? 0.0 : 1.0) != 0) {
+            r.note = lt->usable() ? "cuBLASLt offers no algorithm on another rank" : lt->note();
+            return {r};
+          }
+          product = [&](T b, const View& to) {
+            const std::complex<double> c(b);
+            const double bb[2] = {c.real(), c.imag()};
+            lt->run(X.data(), Z.data(), bb, to.data());
+          };
+        }
+#endif
       }
 #endif
-      r.note = "cuBLAS needs the Cuda backend";
-      return {r};
+      if (!product) {
+        r.note = "needs the Cuda backend";
+        return {r};
+      }
     }
+    // A rank without rows: its share is 0 (TSMTTSM) or nothing (TSMM); the
+    // portable kernel does that where a library refuses an empty operand.
+    if (K == 0 && (call == Call::kokkosblas || call == Call::cublaslt)) product = portable;
+
+    const bool split = tsmttsm() && driver::world_size() > 1;
+    View P;
+    if (split) P = View("tsm::P", M, N);
+    std::function<void()> f = [&] { product(beta, out); };
+#if TESSERA_HAS_MPI
+    if (split)
+      f = [&] {
+        product(T(0), P);
+        mpi::sum_over_ranks(MPI_COMM_WORLD, exec, P, beta, S);
+      };
+#endif
     r.ran = true;
-    r.time = time_repeats(exec, rs.warmup, rs.repeats, f);
+    r.time = time_calls(exec, rs, f);
     reset();
     f();
     exec.fence();
     Kokkos::fence();
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (blas && blas->st != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error("cuBLAS gemm failed (status " + std::to_string(int(blas->st)) + ")");
+#endif
+#if TESSERA_TSM_HAS_CUBLASLT
+    if (lt) r.note = lt->note();
+#endif
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     check(r, p, h.data());
     return {r};
   }
-
-#if defined(KOKKOS_ENABLE_CUDA)
-  template <class T, class View, class Reset>
-  std::vector<KernelResult> run_cublas(const RunSettings& rs, const Problem<T>& p, const Kokkos::Cuda& exec,
-                                       const View& X, const View& Y, const View& S, const View& out,
-                                       Reset&& reset) const {
-    KernelResult r = result();
-    cublasHandle_t h = nullptr;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
-    cublasSetStream(h, exec.cuda_stream());
-    const int K = int(k_), M = m_, N = n_;
-    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-    // Row-major X (K x M) is column-major X~ (M x K): C^T = Y~ op(X~)^T, B^T = S~ X~ (paper §1.5).
-    auto f = [&] {
-      if constexpr (std::is_same_v<T, double>) {
-        const double one = 1, beta = beta_;
-        if (tsmttsm())
-          st = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, Y.data(), N, X.data(), M, &beta, S.data(), N);
-        else
-          st = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, S.data(), N, X.data(), M, &beta, Y.data(), N);
-      } else {
-        const cuDoubleComplex one = make_cuDoubleComplex(1, 0), beta = make_cuDoubleComplex(beta_, 0);
-        auto c = [](const T* x) { return reinterpret_cast<const cuDoubleComplex*>(x); };
-        auto w = [](T* x) { return reinterpret_cast<cuDoubleComplex*>(x); };
-        if (tsmttsm())
-          st = cublasZgemm(h, CUBLAS_OP_N, conj_ ? CUBLAS_OP_C : CUBLAS_OP_T, N, M, K, &one, c(Y.data()), N,
-                           c(X.data()), M, &beta, w(S.data()), N);
-        else
-          st = cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, K, M, &one, c(S.data()), N, c(X.data()), M, &beta,
-                           w(Y.data()), N);
-      }
-    };
-    try {
-      r.ran = true;
-      r.time = time_repeats(exec, rs.warmup, rs.repeats, f);
-      reset();
-      f();
-      exec.fence();
-    } catch (...) {
-      cublasDestroy(h);
-      throw;
-    }
-    cublasDestroy(h);
-    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS gemm failed (status " + std::to_string(int(st)) + ")");
-    auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    check(r, p, hv.data());
-    return {r};
-  }
-#endif
 
   std::string kernel_ = "tsmttsm";
   bool complex_ = false, conj_ = false;
   int m_ = 8, n_ = 8;
   long long k_ = 1LL << 22;
   double beta_ = 0;
+  bool no_validate_ = false;
+  long long k0_ = 0, kl_ = 1LL << 22;  // this rank's rows [k0_, k0_ + kl_) of K
   Problem<double> pd_;
   Problem<zc> pz_;
 };
