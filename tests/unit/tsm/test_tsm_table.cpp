@@ -31,6 +31,12 @@ TEST(TsmTable, ValidTableOverridesItsEntries) {
   set_active_table(t);
   EXPECT_EQ(choose_config(true, false, 32, 32).tile, 2);
   EXPECT_EQ(choose_config(false, true, 8, 16).outputs, 4);
+  const Table m = parse_table(R"({"format": "tessera-tsm-table", "version": 1, "gpu": "G",
+    "entries": [{"kernel": "tsmttsm", "type": "d", "m": 64, "n": 48, "mma": 2, "stages": 3}]})", "inline");
+  ASSERT_EQ(m.entries.size(), 1u);
+  EXPECT_EQ(m.entries[0].config.mma, 2);
+  EXPECT_EQ(m.entries[0].config.stages, 3);
+  EXPECT_EQ(config_name(true, m.entries[0].config), "mma 2 stages 3");
   EXPECT_EQ(choose_config(true, false, 16, 16).tile, default_config(true, false, 16, 16).tile);
   set_active_table(Table{});
   EXPECT_EQ(choose_config(true, false, 32, 32).tile, default_config(true, false, 32, 32).tile);
@@ -64,6 +70,12 @@ TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
   expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "tile": 1})"), "does not have");
   expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 65, "n": 4, "tile": 2})"), "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4, "outputs": 3})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 8, "n": 8, "mma": 4})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "mma": 1})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 8, "n": 8, "mma": 2, "stages": 2})"),
+                 "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 1, "stages": 3})"),
+                 "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4})"), "malformed");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": "four", "n": 4, "outputs": 1})"), "malformed");
   EXPECT_THROW(load_table("/nonexistent/tsm.json"), std::invalid_argument);
