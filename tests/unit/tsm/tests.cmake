@@ -13,7 +13,7 @@ tessera_cli_test(tsm_run_d 0 "tsmttsm" run tsm --variant kokkos@Serial --m 5 --n
 tessera_cli_test(tsm_run_z 0 "tsmm" run tsm --variant kokkos@Serial --kernel tsmm --type z --beta 0.5 --m 3 --n 9
   --k 1001 --repeats 1 --warmup 0)
 tessera_cli_test(tsm_compare 0 "openblas|serial-reference" compare tsm --type z --trans c --m 4 --n 6 --k 5000
-  --repeats 1 --warmup 0)
+  --repeats 1 --warmup 0 --no-roofline)
 # K split over MPI ranks (the library alone), under mpiexec with 2 and 3 ranks.
 if(TESSERA_ENABLE_MPI)
   add_executable(test_tsm_mpi ${CMAKE_CURRENT_LIST_DIR}/test_tsm_mpi.cpp)
@@ -38,3 +38,8 @@ if(TESSERA_ENABLE_MPI)
 endif()
 tessera_cli_test(tsm_no_validate 0 "not validated" run tsm --variant kokkos@Serial --m 4 --k 100 --no-validate
   --repeats 1 --warmup 0 --no-roofline)
+# M != N through every variant of this build (with tsm_compare: both kernels, both types, M < N and M > N).
+tessera_cli_test(tsm_compare_tsmm_rect 0 "openblas|serial-reference" compare tsm --kernel tsmm --m 7 --n 3 --k 999
+  --beta 0.5 --repeats 1 --warmup 0 --no-roofline)
+tessera_cli_test(tsm_compare_d_rect 0 "openblas|serial-reference" compare tsm --m 9 --n 2 --k 1031 --repeats 1
+  --warmup 0 --no-roofline)
