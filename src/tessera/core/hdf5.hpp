@@ -65,6 +65,36 @@ inline void attr_double(hid_t obj, const char* name, double value) {
   attr_values(obj, name, H5T_NATIVE_DOUBLE, std::vector<double>{value});
 }
 
+// A 1-D dataset of doubles.
+inline void dataset_doubles(hid_t parent, const std::string& name, const std::vector<double>& v) {
+  hsize_t n = v.size();
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Handle ds(H5Dcreate2(parent, name.c_str(), H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose);
+  check(!ds.ok() ? -1 : (n ? H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) : 0),
+        "write " + name);
+}
+
+// A new group, owned.
+inline Handle group(hid_t parent, const std::string& name) {
+  Handle g(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  check(g.ok() ? 0 : -1, "create group " + name);
+  return g;
+}
+
+// Reads a 1-D dataset of numbers as doubles; false when it is missing or not numeric.
+inline bool read_dataset_doubles(hid_t parent, const std::string& name, std::vector<double>& out) {
+  if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) return false;
+  Handle ds(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return false;
+  Handle space(H5Dget_space(ds), H5Sclose), type(H5Dget_type(ds), H5Tclose);
+  const H5T_class_t cls = type.ok() ? H5Tget_class(type) : H5T_NO_CLASS;
+  const hssize_t n = space.ok() ? H5Sget_simple_extent_npoints(space) : -1;
+  if (n < 0 || (cls != H5T_INTEGER && cls != H5T_FLOAT)) return false;
+  out.resize(std::size_t(n));
+  return n == 0 || H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0;
+}
+
 // Reads a string attribute; false when it is missing or not a string.
 inline bool read_attr_string(hid_t obj, const char* name, std::string& out) {
   if (H5Aexists(obj, name) <= 0) return false;

@@ -294,6 +294,7 @@ int run_demo(const Options& o, std::ostream& out, Progress& progress) {
     const Report r = run_compare(*w, req, progress);
     out << "\n";
     print_report(r, out);
+    w->print_summary(r, out);
     all_valid = all_valid && r.all_valid();
     if (!dir.empty() && world_rank() == 0) {
       write_csv(r, dir + "/" + e.name + ".csv");
@@ -370,6 +371,7 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress_out) {
   }
   const Report report = run_compare(*w, req, progress);
   print_report(report, out);
+  w->print_summary(report, out);
   write_outputs(report, cmd.options);
   return report.all_valid() ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <sstream>
 #include <unistd.h>
 
 namespace tessera::driver {
@@ -32,7 +33,9 @@ void StreamProgress::message(const std::string& text) {
   out_ << text << std::endl;
 }
 
-void StreamProgress::update(const std::string& task, double done, double total) {
+void StreamProgress::update(const std::string& task, double done, double total) { update(task, done, total, ""); }
+
+void StreamProgress::update(const std::string& task, double done, double total, const std::string& status) {
   const auto now = std::chrono::steady_clock::now();
   const bool fresh = task != task_;
   if (fresh) {
@@ -47,15 +50,20 @@ void StreamProgress::update(const std::string& task, double done, double total) 
   if (terminal_) {
     if (!fresh && now - last_ < std::chrono::milliseconds(100)) return;
     const int width = 30, filled = int(std::lround(frac * width));
-    out_ << "\r" << task << " [" << std::string(filled, '#') << std::string(width - filled, '.') << "] "
-         << std::fixed << std::setprecision(0) << 100 * frac << "%" << std::flush;
+    std::ostringstream line;
+    line << task << " [" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << std::fixed
+         << std::setprecision(0) << 100 * frac << "%" << (status.empty() ? "" : "  " + status);
+    const std::string text = line.str();
+    out_ << "\r" << text << std::string(drawn_ > text.size() ? drawn_ - text.size() : 0, ' ') << std::flush;
+    drawn_ = text.size();
     bar_open_ = true;
     last_ = now;
   } else {
     const int decile = int(frac * 10);
     if (decile <= decile_) return;
     decile_ = decile;
-    out_ << task << ": " << std::fixed << std::setprecision(0) << 100 * frac << "%" << std::endl;
+    out_ << task << ": " << std::fixed << std::setprecision(0) << 100 * frac << "%"
+         << (status.empty() ? "" : ", " + status) << std::endl;
   }
 }
 
@@ -72,6 +80,7 @@ void StreamProgress::finish(const std::string& task) {
 void StreamProgress::end_bar() {
   if (bar_open_) out_ << "\n";
   bar_open_ = false;
+  drawn_ = 0;
 }
 
 }  // namespace tessera::driver

@@ -14,6 +14,10 @@ class Progress {
   virtual void message(const std::string& text) = 0;
   // `done` of `total` units of `task`; cheap to call often (throttled).
   virtual void update(const std::string& task, double done, double total) = 0;
+  // The same with a short result so far shown beside the bar ("sigma = ...").
+  virtual void update(const std::string& task, double done, double total, const std::string& status) {
+    update(task, done, total);
+  }
   // The task is over (the bar's line ends).
   virtual void finish(const std::string& task) = 0;
   static Progress& none();

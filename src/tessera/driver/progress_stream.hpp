@@ -14,6 +14,7 @@ class StreamProgress final : public Progress {
   StreamProgress(std::ostream& out, int fd);  // a terminal when fd is one
   void message(const std::string& text) override;
   void update(const std::string& task, double done, double total) override;
+  void update(const std::string& task, double done, double total, const std::string& status) override;
   void finish(const std::string& task) override;
 
  private:
@@ -22,6 +23,7 @@ class StreamProgress final : public Progress {
   bool terminal_ = false, bar_open_ = false;
   std::string task_;
   int decile_ = -1;
+  std::size_t drawn_ = 0;  // characters of the bar's line (a shorter redraw blanks the rest)
   std::chrono::steady_clock::time_point start_, last_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -78,13 +79,6 @@ const char* bound_name(Bound b) {
   return "?";
 }
 
-std::string observable_text(const Observable& o) {
-  std::string s = o.name + " = " + sci(o.value, 6);
-  if (o.error >= 0) s += " +- " + sci(o.error, 2);
-  if (!o.unit.empty()) s += " " + o.unit;
-  return s;
-}
-
 std::string ceilings_text(const Ceilings& c) {
   std::vector<std::string> parts;
   if (c.copy_gbs > 0) parts.push_back("copy " + fixed(c.copy_gbs, 1) + " GB/s");
@@ -101,6 +95,20 @@ std::string ceilings_text(const Ceilings& c) {
 std::string portability_text(double p) { return p < 0 ? "-" : fixed(p, 2); }
 
 }  // namespace
+
+// With an error: the error to two digits, the value to one digit beyond the
+// error's last (sigma = 7.9191e+07 +- 4.3e+05 pb); the files keep every digit.
+std::string observable_text(const Observable& o) {
+  int digits = 6;
+  if (o.error > 0 && std::isfinite(o.error) && o.value != 0 && std::isfinite(o.value)) {
+    const int decades = int(std::floor(std::log10(std::abs(o.value)))) - int(std::floor(std::log10(o.error)));
+    digits = std::clamp(decades + 2, 1, 16);
+  }
+  std::string s = o.name + " = " + sci(o.value, digits);
+  if (o.error >= 0) s += " +- " + sci(o.error, o.error > 0 ? 1 : 2);
+  if (!o.unit.empty()) s += " " + o.unit;
+  return s;
+}
 
 namespace schema {
 

@@ -66,5 +66,7 @@ void check_output_path(const std::string& path);
 
 // A parameter's value as text ("64x64x128", "10", "0.5").
 std::string parameter_text(const Parameter& p);
+// An observable as the report prints it ("sigma = 7.9191e+07 +- 4.3e+05 pb").
+std::string observable_text(const Observable& o);
 
 }  // namespace tessera::driver

@@ -19,16 +19,9 @@ namespace {
 
 using h5::attr_double;
 using h5::attr_string;
+using h5::dataset_doubles;
+using h5::group;
 using h5::Handle;
-
-void dataset_doubles(hid_t group, const std::string& name, const std::vector<double>& v) {
-  hsize_t n = v.size();
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle ds(H5Dcreate2(group, name.c_str(), H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-            H5Dclose);
-  h5::check(!ds.ok() ? -1 : (n ? H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) : 0),
-            "write " + name);
-}
 
 void dataset_strings(hid_t group, const std::string& name, const std::vector<std::string>& v) {
   size_t width = 1;
@@ -43,12 +36,6 @@ void dataset_strings(hid_t group, const std::string& name, const std::vector<std
   Handle ds(H5Dcreate2(group, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
   h5::check(!ds.ok() ? -1 : (n ? H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) : 0),
             "write " + name);
-}
-
-Handle group(hid_t parent, const std::string& name) {
-  Handle g(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-  h5::check(g.ok() ? 0 : -1, "create group " + name);
-  return g;
 }
 
 void write_contents(hid_t file, const Report& r) {

@@ -129,6 +129,8 @@ class VariantTable {
   std::vector<std::pair<Platform, std::string>> defaults_;
 };
 
+struct Report;  // results.hpp
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -151,6 +153,9 @@ class Workload {
   // what the library loads at run time. Workloads without tuning keep these.
   virtual std::vector<OptionSpec> tune_options() const { return {}; }
   virtual void tune(const Options& opts, Progress& progress, std::ostream& out);
+  // Tables of the workload's own after the report's table (a paper's layout
+  // with its numbers beside ours); most workloads print none.
+  virtual void print_summary(const Report& report, std::ostream& out) const {}
 
   // The variants, declared once (lazily: the runners capture this workload).
   const VariantTable& variants() const;
