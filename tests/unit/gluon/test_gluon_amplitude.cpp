@@ -4,6 +4,8 @@
 // the random-polarisation mean, RAMBO's conservation and phase-space volume.
 // Fresh random phase-space points each run (the seed is in the trace).
 #include "exec_spaces.hpp"
+#include "tessera/gluon/gluon_output.hpp"
+#include "tessera/gluon/gluon_presets.hpp"
 #include "tessera/gluon/gluon_physics.hpp"
 
 #include <algorithm>
@@ -269,10 +271,8 @@ std::vector<double> gauge_ratios(int n, std::uint64_t seed, int npts) {
     random_ordering<T>(n, rng, ord);
     for (int a = 0; a < n; ++a) eps[a] = linear_polarisation(k[a], T(6.283185307179586) * rng.uniform<T>());
     BergsScratch<T, T> s;
-    const double m = bg_amplitude<T, T>(n, ord, k, eps, s);
-    const int g = ord[0];
-    eps[g] = {{T(1), k[g][1] / k[g][0], k[g][2] / k[g][0], k[g][3] / k[g][0]}};
-    const double mg = bg_amplitude<T, T>(n, ord, k, eps, s);
+    const GaugeCheck<T> g = gauge_check<T>(n, ord, k, eps, s);
+    const double m = g.m, mg = g.m_gauge;
     if (m != 0) r.push_back(std::abs(mg / m));
   }
   std::sort(r.begin(), r.end());
@@ -290,6 +290,32 @@ TEST(GluonAmplitudeHost, GaugeInvariance) {
     const auto f = gauge_ratios<float>(n, seed, 200);
     EXPECT_LT(f[f.size() / 2], 1e-4) << "float median, n = " << n;
   }
+}
+
+// The run's gauge profile (events of the stream, not random points): every
+// sampled event lands in the histogram or the outside count, the profile's
+// bins hold every event, and the cancellation is as deep as above.
+TEST(GluonAmplitudeHost, GaugeProfileOfRunEvents) {
+  const std::uint64_t seed = tessera::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto pdf = make_pdf_grid<double, Kokkos::HostSpace>(toy_gluon_set());
+  const auto pdf_f = make_pdf_grid<float, Kokkos::HostSpace>(toy_gluon_set());
+  const GaugeProfile d = gauge_profile(preset<double>("table3", 7), pdf, seed, 100, 300);
+  const GaugeProfile f = gauge_profile(preset<float>("table3", 7), pdf_f, seed, 100, 300);
+  for (const GaugeProfile* p : {&d, &f}) {
+    ASSERT_GT(p->sampled, 250u);
+    double in = 0, prof = 0;
+    for (double c : p->ratio_count) in += c;
+    for (double c : p->weight_count) prof += c;
+    EXPECT_EQ(in + p->ratio_outside, double(p->sampled));
+    EXPECT_EQ(prof, double(p->sampled));
+    for (std::size_t b = 0; b < p->mean_ratio2.size(); ++b)
+      if (p->weight_count[b] > 0) EXPECT_GE(p->mean_ratio2[b], 0.0);
+  }
+  EXPECT_LT(d.median_log10, -13);
+  EXPECT_LT(d.p99_log10, -10);
+  EXPECT_LT(f.median_log10, -4);
+  EXPECT_GT(f.median_log10, d.median_log10);
 }
 
 // The mean of |m|^2 over random polarisation angles is 2^-n times the exact

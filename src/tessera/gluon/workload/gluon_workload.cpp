@@ -12,11 +12,14 @@
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/gluon/gluon.hpp"
 #include "tessera/gluon/gluon_lhagrid.hpp"
+#include "tessera/gluon/workload/gluon_run_output.hpp"
+#include "tessera/driver/results.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <type_traits>
 
@@ -39,6 +42,28 @@ namespace {
 
 // Events of the validation sample (the first events of the stream).
 constexpr std::uint64_t kValidationEvents = 2048;
+// The running sigma's first chunk (fewer events only where the run is small).
+constexpr std::uint64_t kMinChunk = 1 << 18;
+// Events of the gauge profile (--output; host, in the run's precision).
+constexpr std::uint64_t kGaugeEvents = 4096;
+
+// Paper Table 2 (float; Tesla C1060, and one thread of a 3 GHz Phenom II X4
+// 940): time per event in seconds for n = 4 .. 12.
+constexpr double kPaperGpu[] = {2.975e-8, 4.438e-8, 8.551e-8, 2.304e-7, 3.546e-7, 4.274e-7, 6.817e-7, 9.750e-7, 1.356e-6};
+constexpr double kPaperCpu[] = {8.753e-6, 1.247e-5, 1.966e-5, 3.047e-5, 4.736e-5, 7.263e-5, 1.044e-4, 1.529e-4, 2.129e-4};
+
+// Where the running sigma is recorded: the stream is run in chunks, each
+// twice the one before (points at N/2^k, ..., N/2, N: a log axis, as the
+// convergence plots of paper Fig. 3), at least 4 where N allows.
+std::vector<std::uint64_t> chunk_ends(std::uint64_t N) {
+  int K = 1;
+  while (K < 24 && (N >> K) >= kMinChunk) ++K;
+  K = std::max(K, 4);
+  std::vector<std::uint64_t> ends;
+  for (int j = K - 1; j >= 0; --j)
+    if ((N >> j) > 0 && (ends.empty() || (N >> j) > ends.back())) ends.push_back(N >> j);
+  return ends;
+}
 
 class GluonWorkload final : public driver::Workload {
  public:
@@ -60,7 +85,9 @@ class GluonWorkload final : public driver::Workload {
             {"eta-max", "X", "", "jet |eta| cut (overrides the preset)"},
             {"dr-min", "X", "", "jet Delta R cut (overrides the preset)"},
             {"skip-failed", "", "", "skip the matrix element of events failing the cuts (the paper computes it)"},
-            {"precision", "float|double", "float", "arithmetic of the event kernels (sums are compensated doubles)"}};
+            {"precision", "float|double", "float", "arithmetic of the event kernels (sums are compensated doubles)"},
+            {"output", "FILE.h5", "", "write sigma, the running sigma, the HT and min dR distributions and the gauge "
+                                      "profile (HDF5, and FILE.csv beside it)"}};
   }
 
   void configure(const Options& opts) override {
@@ -75,6 +102,8 @@ class GluonWorkload final : public driver::Workload {
     if (opts.has("eta-max")) cfg_.eta_max = opts.get_double("eta-max", 2.5, 1e-6, 100);
     if (opts.has("dr-min")) cfg_.dr_min = opts.get_double("dr-min", 0.4, 0, 100);
     cfg_.skip_failed = opts.has("skip-failed");
+    output_ = opts.get("output");
+    if (!output_.empty()) check_run_output_path(output_, opts);
     try {
       EventConfig<double> c = cfg_;
       finalize(c);
@@ -90,6 +119,7 @@ class GluonWorkload final : public driver::Workload {
     s << "gg -> " << n_ - 2 << " gluons at sqrt(s) = " << sqrt_s_ << " GeV, " << events_ << " events, preset "
       << preset_ << " (pT > " << cfg_.pt_min << ", |eta| < " << cfg_.eta_max << ", dR > " << cfg_.dr_min
       << "), PDF " << pdf_.name << ", " << driver::precision_name(precision_);
+    if (driver::world_size() > 1) s << ", " << driver::world_size() << " MPI ranks";
     return s.str();
   }
   std::vector<Parameter> parameters() const override {
@@ -110,6 +140,43 @@ class GluonWorkload final : public driver::Workload {
     return {grid + 24.0 * (1 << 20), grid + 24.0 * (1 << 20)};
   }
   std::vector<std::string> demo_arguments() const override { return {"--n", "5", "--events", "2e5"}; }
+
+  // compare: the paper's Table 2 beside this run: time per event of the best
+  // valid GPU and CPU variants, the paper's C1060 and CPU columns, the ratios
+  // and the gains G = T_CPU / T_GPU.
+  void print_summary(const driver::Report& report, std::ostream& out) const override {
+    if (report.command != "compare") return;
+    auto per_event = [&](const driver::Row& row) { return row.result.time.median / double(events_); };
+    const driver::Row* best[2] = {nullptr, nullptr};  // GPU, CPU (one thread or all)
+    for (const auto& row : report.rows) {
+      if (!row.result.ran || !row.result.valid || !(row.result.time.median > 0)) continue;
+      const driver::Row*& b = best[row.platform == Platform::gpu ? 0 : 1];
+      if (!b || per_event(row) < per_event(*b)) b = &row;
+    }
+    const bool paper = n_ <= 12;
+    const double pg = paper ? kPaperGpu[n_ - 4] : 0, pc = paper ? kPaperCpu[n_ - 4] : 0;
+    const double tg = best[0] ? per_event(*best[0]) : 0, tc = best[1] ? per_event(*best[1]) : 0;
+    auto num = [](double v, int digits, const char* unit) {
+      if (!(v > 0)) return std::string("-");
+      std::ostringstream s;
+      s << std::setprecision(digits) << (unit[0] ? std::scientific : std::defaultfloat) << v << unit;
+      return s.str();
+    };
+    out << "\nPaper Table 2 (Giele, Stavenga, Winter; float; Tesla C1060, one thread of a 3 GHz Phenom II) beside this "
+           "run ("
+        << driver::precision_name(precision_) << "), time per event:\n";
+    out << std::right << std::setw(4) << "n" << std::setw(13) << "T_GPU ours" << std::setw(13) << "T_GPU C1060"
+        << std::setw(12) << "C1060/ours" << std::setw(13) << "T_CPU ours" << std::setw(13) << "T_CPU paper"
+        << std::setw(12) << "paper/ours" << std::setw(10) << "G ours" << std::setw(10) << "G paper" << "\n";
+    out << std::setw(4) << n_ << std::setw(13) << num(tg, 3, " s") << std::setw(13) << num(pg, 3, " s")
+        << std::setw(12) << num(tg > 0 && pg > 0 ? pg / tg : 0, 3, "") << std::setw(13) << num(tc, 3, " s")
+        << std::setw(13) << num(pc, 3, " s") << std::setw(12) << num(tc > 0 && pc > 0 ? pc / tc : 0, 3, "")
+        << std::setw(10) << num(tg > 0 && tc > 0 ? tc / tg : 0, 3, "") << std::setw(10)
+        << num(pg > 0 ? pc / pg : 0, 3, "") << "\n";
+    out << "ours: GPU " << (best[0] ? best[0]->variant : std::string("none")) << ", CPU "
+        << (best[1] ? best[1]->variant + " [" + driver::platform_id(best[1]->platform) + "]" : std::string("none"))
+        << (paper ? "" : "; the paper stops at n = 12") << "\n";
+  }
 
   void prepare(std::uint64_t seed, Progress& progress) override {
     seed_ = seed;
@@ -187,30 +254,61 @@ class GluonWorkload final : public driver::Workload {
                std::to_string(ref_.accepted);
   }
 
+  // sigma last: a run's last line is its cross section.
   void observe(KernelResult& r, const SigmaResult& s) const {
-    r.observables = {{"sigma", s.sigma(), "pb", s.error()},
-                     {"events_generated", double(s.generated), "", -1},
+    r.observables = {{"events_generated", double(s.generated), "", -1},
                      {"events_accepted", double(s.accepted), "", -1},
-                     {"time_per_event", r.time.median / double(s.generated), "s", -1}};
+                     {"time_per_event", r.time.median / double(s.generated), "s", -1},
+                     {"sigma", s.sigma(), "pb", s.error()}};
   }
 
-  // MPI: the ranks generate consecutive, disjoint ranges of the one stream;
-  // the sums are added over the ranks, so sigma does not depend on P beyond
-  // rounding. One rank: the whole range.
-  template <class Run>
-  SigmaResult over_ranks(Run&& run) const {
+  // This rank's part [first, first + count) of the events [begin, end): the
+  // ranks take consecutive, disjoint ranges.
+  static void rank_range(std::uint64_t begin, std::uint64_t end, std::uint64_t& first, std::uint64_t& count) {
     const std::uint64_t P = std::uint64_t(driver::world_size()), r = std::uint64_t(driver::world_rank());
-    const std::uint64_t N = std::uint64_t(events_);
-    const std::uint64_t q = N / P, m = N % P;
-    const std::uint64_t b = q * r + (r < m ? r : m), e = b + q + (r < m ? 1 : 0);
-    SigmaResult s = e > b ? run(b, e - b) : SigmaResult{};
-    if (P == 1) return s;
-    SigmaResult t;
-    t.sum_w = driver::world_sum(s.sum_w);
-    t.sum_w2 = driver::world_sum(s.sum_w2);
-    t.accepted = std::uint64_t(driver::world_sum(double(s.accepted)));
-    t.generated = N;
-    return t;
+    const std::uint64_t q = (end - begin) / P, m = (end - begin) % P;
+    first = begin + q * r + std::min(r, m);
+    count = q + (r < m ? 1 : 0);
+  }
+
+  // Timed passes over the whole stream, chunk by chunk (chunk_ends): every
+  // rank runs its part of each chunk and the sums are added over the ranks,
+  // so sigma does not depend on the number of ranks beyond rounding. After
+  // each chunk the running sigma goes to the progress bar and to `running`
+  // (the last pass's is kept). Returns the last pass's result.
+  template <class Exec, class Run>
+  SigmaResult timed_passes(const Exec& exec, const RunSettings& rs, KernelResult& r, Run&& run,
+                           std::vector<SigmaResult>& running) const {
+    const auto ends = chunk_ends(std::uint64_t(events_));
+    const int passes = rs.warmup + rs.repeats;
+    const double total = double(passes) * double(events_);
+    int pass_no = 0;
+    SigmaResult s;
+    r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
+      running.clear();
+      s = SigmaResult{};
+      std::uint64_t begin = 0;
+      for (const std::uint64_t end : ends) {
+        std::uint64_t first, count;
+        rank_range(begin, end, first, count);
+        SigmaResult c = count ? run(first, count) : SigmaResult{};
+        if (driver::world_size() > 1) {
+          c.sum_w = driver::world_sum(c.sum_w);
+          c.sum_w2 = driver::world_sum(c.sum_w2);
+          c.accepted = std::uint64_t(driver::world_sum(double(c.accepted)));
+        }
+        c.generated = end - begin;
+        s += c;
+        running.push_back(s);
+        rs.progress->update("gluon events", double(pass_no) * double(events_) + double(end), total,
+                            "pass " + std::to_string(pass_no + 1) + "/" + std::to_string(passes) + ": " +
+                                driver::observable_text({"sigma", s.sigma(), "pb", s.error()}));
+        begin = end;
+      }
+      ++pass_no;
+    });
+    rs.progress->finish("gluon events");
+    return s;
   }
 
   template <class T>
@@ -227,6 +325,68 @@ class GluonWorkload final : public driver::Workload {
     c.skip_failed = cfg_.skip_failed;
     finalize(c);
     return c;
+  }
+
+  // The distributions' bins: HT from its smallest accepted value ((n-2) pT_min)
+  // to 8 times that (harder events are summed apart), min Delta R over every
+  // value an accepted event can have.
+  Binning ht_binning() const {
+    const double lo = (n_ - 2) * cfg_.pt_min;
+    return {lo, 8 * lo, 56};
+  }
+  Binning dr_binning() const {
+    const double pi = 3.14159265358979323846, hi = std::sqrt(4 * cfg_.eta_max * cfg_.eta_max + pi * pi);
+    return {cfg_.dr_min, std::max(hi, cfg_.dr_min + 1), 40};
+  }
+
+  // --output: the distributions over every event of the run on the
+  // variant's space (each rank its range, summed over the ranks), the gauge
+  // profile of the stream's first events on the host in the run's precision;
+  // rank 0 writes the files. Nothing is written for a run that failed its check.
+  template <class E, class T>
+  void write_output(const E& exec, const EventConfig<T>& c, const std::string& variant, const KernelResult& r,
+                    const SigmaResult& s, const std::vector<SigmaResult>& running, Progress& progress) const {
+    if (output_.empty()) return;
+    if (!r.valid) {
+      progress.message("not writing " + output_ + ": the variant failed its check");
+      return;
+    }
+    progress.message("distributions and gauge profile for " + output_);
+    RunOutput o;
+    o.n = n_;
+    o.sqrt_s = sqrt_s_;
+    o.pt_min = cfg_.pt_min;
+    o.eta_max = cfg_.eta_max;
+    o.dr_min = cfg_.dr_min;
+    o.pdf = pdf_.name;
+    o.preset = preset_;
+    o.precision = driver::precision_name(precision_);
+    o.variant = variant;
+    o.seed = seed_;
+    o.sigma = s;
+    o.running = running;
+    std::uint64_t first, count;
+    rank_range(0, std::uint64_t(events_), first, count);
+    if (count) {
+      o.hist = histograms(exec, c, make_pdf_grid<T, typename E::memory_space>(pdf_), seed_, first, count,
+                          ht_binning(), dr_binning());
+    } else {
+      for (auto [d, b] : {std::pair{&o.hist.ht, ht_binning()}, std::pair{&o.hist.dr, dr_binning()}}) {
+        d->binning = b;
+        d->w.assign(b.bins, 0.0), d->w2.assign(b.bins, 0.0), d->count.assign(b.bins, 0.0);
+      }
+    }
+    if (driver::world_size() > 1)
+      for (Distribution* d : {&o.hist.ht, &o.hist.dr}) {
+        for (auto* v : {&d->w, &d->w2, &d->count})
+          for (double& x : *v) x = driver::world_sum(x);
+        for (double* x : {&d->outside_w, &d->outside_w2, &d->outside_count}) *x = driver::world_sum(*x);
+      }
+    o.hist.generated = std::uint64_t(events_);
+    if (driver::world_rank() != 0) return;
+    o.gauge = gauge_profile(c, make_pdf_grid<T, Kokkos::HostSpace>(pdf_), seed_, 0,
+                            std::min<std::uint64_t>(kGaugeEvents, std::uint64_t(events_)));
+    write_run_output(output_, o);
   }
 
   std::vector<KernelResult> run_serial(const RunSettings& rs) const {
@@ -252,9 +412,10 @@ class GluonWorkload final : public driver::Workload {
       KernelResult r = base_result();
       r.ran = true;
       validate(r, loop(0, ref_.generated));
-      SigmaResult s;
-      r.time = time_repeats(HostClock{}, rs.warmup, rs.repeats, [&] { s = over_ranks(loop); });
+      std::vector<SigmaResult> running;
+      const SigmaResult s = timed_passes(HostClock{}, rs, r, loop, running);
       observe(r, s);
+      write_output(Kokkos::DefaultHostExecutionSpace(), c, "serial-reference", r, s, running, *rs.progress);
       return std::vector<KernelResult>{r};
     });
   }
@@ -274,9 +435,12 @@ class GluonWorkload final : public driver::Workload {
       KernelResult r = base_result();
       r.ran = true;
       validate(r, run(0, ref_.generated));
-      SigmaResult s;
-      r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { s = over_ranks(run); });
+      std::vector<SigmaResult> running;
+      const SigmaResult s = timed_passes(exec, rs, r, run, running);
       observe(r, s);
+      const char* kinds[] = {"kokkos@", "kokkos-team@", "native-cuda"};
+      write_output(exec, c, kind == Kind::api ? std::string(kinds[2]) : kinds[int(kind)] + std::string(E::name()), r, s,
+                   running, *rs.progress);
 #if TESSERA_HAS_CUDA_NATIVE
       if constexpr (std::is_same_v<E, Kokkos::Cuda>) {
         if (kind == Kind::api) {
@@ -304,6 +468,7 @@ class GluonWorkload final : public driver::Workload {
   PdfGridHost pdf_;
   std::uint64_t seed_ = 0;
   SigmaResult ref_;
+  std::string output_;
 };
 
 }  // namespace
