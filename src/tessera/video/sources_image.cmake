@@ -5,7 +5,8 @@ set(_tessera_video_workload ${CMAKE_CURRENT_LIST_DIR}/workload/video_workload.cp
 target_sources(tessera_driver PRIVATE ${_tessera_video_workload}
   ${CMAKE_CURRENT_LIST_DIR}/workload/bspline_kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workload/dibr_kernel.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/workload/bilateral_kernel.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/workload/bilateral_kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/workload/video_tables.cpp)
 # The conv3d and pairwise families join the workload when their sources are
 # part of the build (sources_conv.cmake names them).
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/sources_conv.cmake)

@@ -28,3 +28,12 @@ tessera_cli_test(video_conv3d_input 0 "luma of .*six.y4m" compare video --kernel
   --input ${_vc_dir}/six.y4m ${_vc_small} --variants serial-reference,kokkos-streaming@Serial,kokkos-register@Serial)
 tessera_cli_test(video_conv3d_input_short 2 "holds 6 frames, k = 5 needs 8" run video --kernels conv3d --k 5
   --input ${_vc_dir}/six.y4m)
+# Tables 1-5 in the paper's shape after compare: a list of k gives one row per
+# k (conv3d-k<k>); the k = 5 row of Table 2 and the one-thread row of Table 3
+# carry our times, the rest "–".
+tessera_cli_test(video_paper_tables 0
+  "conv3d-k5 +kokkos-register@OpenMP.*Table 2 of Lin[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*\n  3 [^\n]*\n  5 +136 [^\n]* [0-9][0-9.]*\n.*one thread \\(cpu-1\\) +5,036 +[0-9.]+ \\(kokkos-tiled@Serial\\)"
+  compare video --kernels conv3d,pairwise --k 5,3 --width 23 --height 11 --m 20 --n 17 --l 19 ${_vc_small}
+  --variants kokkos-register@OpenMP,kokkos-tiled@Serial)
+tessera_cli_test(video_conv3d_bad_k_list 2 "--k must be odd" run video --kernels conv3d --k 3,6)
+tessera_cli_test(video_bad_size_preset 2 "--size" run video --size huge)

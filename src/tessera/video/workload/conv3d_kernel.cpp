@@ -1,6 +1,8 @@
 // The conv3d family of the video workload: the paper's Tables 1-2 case (k + 3
 // frames of 720 x 560 -> 4 output frames) through every conv3d algorithm, on
-// seeded random data, against a double-precision reference of eq. (1).
+// seeded random data, against a double-precision reference of eq. (1). --k
+// takes a list (the rows of Tables 1-2 in one run: one row per k, kernel
+// "conv3d-k<k>"; a single k keeps the kernel name "conv3d").
 #include "tessera/config.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/core/timer.hpp"
@@ -45,23 +47,48 @@ using HostVol = Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace, K
 constexpr double kDirectTolerance = 1e-5;  // relative to max |out|
 constexpr double kFftTolerance = 1e-4;
 
+// One kernel size of the run: its frames, sizes, taps and reference.
+struct Conv3dCase {
+  int k = 9, T = 12;
+  impl::Conv3dGeometry g;
+  std::vector<float> K;
+  std::vector<double> ref;
+};
+
 class Conv3dKernel final : public VideoKernel {
  public:
   std::string name() const override { return "conv3d"; }
   std::vector<OptionSpec> options() const override {
-    return {{"k", "K", "9", "conv3d: kernel size, odd 3..15 (k x k x k taps)"},
+    return {{"k", "K[,K...]", "9", "conv3d: kernel size, odd 3..15 (k x k x k taps); a list runs each (one row per k)"},
             {"width", "W", "720", "conv3d: frame width"},
             {"height", "H", "560", "conv3d: frame height"},
             {"frames", "T", "k+3", "conv3d: input frames (T - k + 1 output frames)"},
             {"padding", "same|valid", "same", "conv3d: x, y output same-size (zero padding) or valid"}};
   }
   void configure(const Options& opts) override {
-    k_ = int(opts.get_int("k", 9, conv3d_min_k, conv3d_max_k));
-    if (k_ % 2 == 0) throw UsageError("--k must be odd (3..15), got " + std::to_string(k_));
+    std::vector<int> ks;
+    for (const auto& item : opts.get_list("k", "9")) {
+      Options one;
+      one.set("k", item);
+      const int k = int(one.get_int("k", 9, conv3d_min_k, conv3d_max_k));
+      if (k % 2 == 0) throw UsageError("--k must be odd (3..15), got " + std::to_string(k));
+      if (std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
+    }
+    if (ks.empty()) throw UsageError("--k needs at least one kernel size");
+    std::sort(ks.begin(), ks.end());
     W_ = int(opts.get_int("width", 720, 1, 1 << 15));
     H_ = int(opts.get_int("height", 560, 1, 1 << 15));
     const std::string f = opts.get("frames", "k+3");
-    T_ = f == "k+3" ? k_ + 3 : int(opts.get_int("frames", k_ + 3, 1, 1 << 16));
+    const int fixed_T = f == "k+3" ? 0 : int(opts.get_int("frames", 12, 1, 1 << 16));
+    cases_.clear();
+    T_ = 0;
+    for (int k : ks) {
+      Conv3dCase c;
+      c.k = k;
+      c.T = fixed_T ? fixed_T : k + 3;
+      T_ = std::max(T_, c.T);
+      cases_.push_back(c);
+    }
     padding_ = driver::get_choice(opts, "padding", {"same", "valid"}, "same") == "valid" ? Conv3dPadding::valid
                                                                                        : Conv3dPadding::same;
     // --input: the first T frames' luma (0..255 as float) replace the random
@@ -80,57 +107,87 @@ class Conv3dKernel final : public VideoKernel {
       for (int t = 0; t < T_; ++t) {
         if (!r.read(f))
           throw UsageError("conv3d: --input '" + input_ + "' holds " + std::to_string(t) + " frames, k = " +
-                           std::to_string(k_) + " needs " + std::to_string(T_));
+                           std::to_string(cases_.back().k) + " needs " + std::to_string(T_));
         const std::uint8_t* y = f.plane(0);
         for (std::size_t i = 0; i < std::size_t(W_) * H_; ++i) input_V_.push_back(float(y[i]));
       }
     }
     try {
-      g_ = conv3d_geometry(T_, H_, W_, k_, padding_);
+      for (auto& c : cases_) c.g = conv3d_geometry(c.T, H_, W_, c.k, padding_);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
   }
   std::string problem_summary() const override {
     std::ostringstream s;
-    s << "conv3d k = " << k_ << ": " << T_ << " frames of " << W_ << "x" << H_ << " -> " << g_.To << " frames of "
-      << g_.Wo << "x" << g_.Ho << " (" << (padding_ == Conv3dPadding::valid ? "valid" : "same") << "), float"
-      << (input_.empty() ? "" : ", luma of " + input_);
+    const auto& g = cases_.front().g;
+    s << "conv3d k = " << k_list() << ": " << (cases_.size() > 1 && cases_.front().T != cases_.back().T ? "k + 3" : std::to_string(g.T))
+      << " frames of " << W_ << "x" << H_ << " -> " << (cases_.size() > 1 && cases_.front().g.To != cases_.back().g.To ? "T - k + 1" : std::to_string(g.To))
+      << " frames of " << g.Wo << "x" << g.Ho << (padding_ == Conv3dPadding::valid ? " (valid, smallest k)" : " (same)")
+      << ", float" << (input_.empty() ? "" : ", luma of " + input_);
     return s.str();
   }
   std::vector<Parameter> parameters() const override {
-    return {{"conv3d_k", (long long)k_},
+    // One k: numbers (as before lists existed); several: the list as text.
+    const auto& c = cases_.front();
+    auto one_or_list = [&](auto get) -> std::variant<long long, double, std::string> {
+      if (std::all_of(cases_.begin(), cases_.end(), [&](const Conv3dCase& x) { return get(x) == get(c); }))
+        return (long long)get(c);
+      std::string s;
+      for (const auto& x : cases_) s += (s.empty() ? "" : ",") + std::to_string(get(x));
+      return s;
+    };
+    return {{"conv3d_k", one_or_list([](const Conv3dCase& x) { return x.k; })},
             {"conv3d_width", (long long)W_},
             {"conv3d_height", (long long)H_},
-            {"conv3d_frames", (long long)T_},
-            {"conv3d_output_frames", (long long)g_.To},
+            {"conv3d_frames", one_or_list([](const Conv3dCase& x) { return x.T; })},
+            {"conv3d_output_frames", one_or_list([](const Conv3dCase& x) { return x.g.To; })},
             {"conv3d_padding", std::string(padding_ == Conv3dPadding::valid ? "valid" : "same")},
             {"conv3d_precision", std::string("float")}};
   }
   MemoryNeed memory_need() const override {
-    const double in = 4.0 * T_ * H_ * W_, out = 4.0 * g_.To * g_.Ho * g_.Wo;
-    // FFT buffers: padded volume real + complex + kernel spectrum (~5 volumes).
-    const double fft = 5.0 * 4.0 * T_ * (H_ + k_) * (W_ + k_);
-    return {in + 4 * out + fft, in + out + fft};
+    // The cases run one after another: the largest one's buffers, every reference.
+    MemoryNeed m;
+    double largest = 0;
+    for (const auto& c : cases_) {
+      const double in = 4.0 * c.T * H_ * W_, out = 4.0 * c.g.To * c.g.Ho * c.g.Wo;
+      // FFT buffers: padded volume real + complex + kernel spectrum (~5 volumes).
+      const double fft = 5.0 * 4.0 * c.T * (H_ + c.k) * (W_ + c.k);
+      m.host_bytes += 2 * out;  // the double reference
+      largest = std::max(largest, 2 * out + fft);
+      m.device_bytes = std::max(m.device_bytes, in + out + fft);
+    }
+    m.host_bytes += 4.0 * T_ * H_ * W_ + largest;
+    return m;
   }
   void prepare(std::uint64_t seed, Progress& progress) override {
-    const std::size_t nv = std::size_t(T_) * H_ * W_, nk = std::size_t(k_) * k_ * k_;
+    const std::size_t nv = std::size_t(T_) * H_ * W_;
     V_.resize(nv);
-    K_.resize(nk);
     if (!input_V_.empty())
       V_ = input_V_;
     else
       for (std::size_t i = 0; i < nv; ++i) V_[i] = float(random_uniform(seed, i, 0.0, 1.0));
-    for (std::size_t i = 0; i < nk; ++i) K_[i] = float(random_uniform(seed ^ 0x6b65726e656cull, i, -1.0, 1.0));
-    // Eq. (1) in double, frame by frame.
-    ref_.assign(std::size_t(g_.To) * g_.Ho * g_.Wo, 0.0);
-    const int off = padding_ == Conv3dPadding::valid ? k_ - 1 : k_ / 2;
-    for (int t = 0; t < g_.To; ++t) {
-      progress.update("conv3d reference", t, g_.To);
-      const int k = k_, H = H_, W = W_, Ho = g_.Ho, Wo = g_.Wo;
+    // The first T frames of V_ are case c's video (the same seeded stream for every k).
+    for (auto& c : cases_) {
+      const std::size_t nk = std::size_t(c.k) * c.k * c.k;
+      c.K.resize(nk);
+      for (std::size_t i = 0; i < nk; ++i) c.K[i] = float(random_uniform(seed ^ 0x6b65726e656cull, i, -1.0, 1.0));
+      prepare_reference(c, progress);
+    }
+    progress.finish("conv3d reference");
+  }
+
+  // Eq. (1) in double, frame by frame.
+  void prepare_reference(Conv3dCase& c, Progress& progress) const {
+    const auto& g = c.g;
+    c.ref.assign(std::size_t(g.To) * g.Ho * g.Wo, 0.0);
+    const int off = padding_ == Conv3dPadding::valid ? c.k - 1 : c.k / 2;
+    for (int t = 0; t < g.To; ++t) {
+      progress.update("conv3d reference k = " + std::to_string(c.k), t, g.To);
+      const int k = c.k, H = H_, W = W_, Ho = g.Ho, Wo = g.Wo;
       const float* V = V_.data();
-      const float* K = K_.data();
-      double* R = ref_.data();
+      const float* K = c.K.data();
+      double* R = c.ref.data();
       Kokkos::parallel_for(
           "tessera::video::conv3d_reference", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, Ho),
           [=](int y) {
@@ -152,7 +209,6 @@ class Conv3dKernel final : public VideoKernel {
           });
       Kokkos::fence();
     }
-    progress.finish("conv3d reference");
   }
 
   void declare_variants(VariantTable& t) override {
@@ -203,27 +259,32 @@ class Conv3dKernel final : public VideoKernel {
   // instantiate the library's kernels).
   template <class E>
   std::vector<KernelResult> run_kokkos(const RunSettings& rs_in, Conv3dAlgorithm a) const {
-    const RunSettings rs = one_thread_capped<E>(rs_in, 2.0 * k_ * k_ * k_ * double(g_.To) * g_.Ho * g_.Wo);
-    E exec;
-    using Mem = typename E::memory_space;
-    Vol<Mem> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);
-    Vol<Mem> K(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), k_, k_, k_);
-    Vol<Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), g_.To, g_.Ho, g_.Wo);
-    Kokkos::deep_copy(exec, V, HostVol(const_cast<float*>(V_.data()), T_, H_, W_));
-    Kokkos::deep_copy(exec, K, HostVol(const_cast<float*>(K_.data()), k_, k_, k_));
-    DeviceTimer<E> timer(exec);
-    timer.start();
-    const auto filter = make_conv3d_filter(exec, K);
-    const double upload = timer.stop();
-    Conv3dOptions opt;
-    opt.padding = padding_;
-    opt.algorithm = a;
-    const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { conv3d(exec, V, filter, out, opt); });
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    std::string note = "kernel flip + upload " + ms(upload);
-    if (a == Conv3dAlgorithm::shared)
-      note += ", scratch " + std::to_string(impl::conv3d_shared_scratch_bytes(k_)) + " B per team";
-    return {result(stats, h.data(), kDirectTolerance, note)};
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      const auto& g = c.g;
+      const RunSettings rs = one_thread_capped<E>(rs_in, flops(c));
+      E exec;
+      using Mem = typename E::memory_space;
+      Vol<Mem> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), c.T, H_, W_);
+      Vol<Mem> K(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), c.k, c.k, c.k);
+      Vol<Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), g.To, g.Ho, g.Wo);
+      Kokkos::deep_copy(exec, V, host_video(c));
+      Kokkos::deep_copy(exec, K, HostVol(const_cast<float*>(c.K.data()), c.k, c.k, c.k));
+      DeviceTimer<E> timer(exec);
+      timer.start();
+      const auto filter = make_conv3d_filter(exec, K);
+      const double upload = timer.stop();
+      Conv3dOptions opt;
+      opt.padding = padding_;
+      opt.algorithm = a;
+      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { conv3d(exec, V, filter, out, opt); });
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      std::string note = "kernel flip + upload " + ms(upload);
+      if (a == Conv3dAlgorithm::shared)
+        note += ", scratch " + std::to_string(impl::conv3d_shared_scratch_bytes(c.k)) + " B per team";
+      rows.push_back(result(c, stats, h.data(), kDirectTolerance, note));
+    }
+    return rows;
   }
 
  private:
@@ -245,123 +306,156 @@ class Conv3dKernel final : public VideoKernel {
     return o.str();
   }
 
-  KernelResult result(const TimingStats& stats, const float* out, double tol, const std::string& note) const {
+  std::string k_list() const {
+    std::string s;
+    for (const auto& c : cases_) s += (s.empty() ? "" : ",") + std::to_string(c.k);
+    return s;
+  }
+  static double flops(const Conv3dCase& c) { return 2.0 * c.k * c.k * c.k * double(c.g.To) * c.g.Ho * c.g.Wo; }
+  // Case c's video: the first c.T frames of V_.
+  HostVol host_video(const Conv3dCase& c) const { return HostVol(const_cast<float*>(V_.data()), c.T, H_, W_); }
+
+  KernelResult result(const Conv3dCase& c, const TimingStats& stats, const float* out, double tol,
+                      const std::string& note) const {
     KernelResult r;
-    r.kernel = "conv3d";
+    r.kernel = cases_.size() == 1 ? "conv3d" : "conv3d-k" + std::to_string(c.k);
     r.ran = true;
     r.time = stats;
-    const double outputs = double(g_.To) * g_.Ho * g_.Wo;
-    r.flops = 2.0 * k_ * k_ * k_ * outputs;  // direct method's count, for every variant (the paper's comparison)
-    r.bytes = 4.0 * (double(T_) * H_ * W_ + outputs + double(k_) * k_ * k_);
+    const double outputs = double(c.g.To) * c.g.Ho * c.g.Wo;
+    r.flops = flops(c);  // direct method's count, for every variant (the paper's comparison)
+    r.bytes = 4.0 * (double(c.T) * H_ * W_ + outputs + double(c.k) * c.k * c.k);
     r.working_set = r.bytes;
     r.bound = driver::Bound::roofline;
     r.arith = driver::Arith::fp32;
     r.traffic = driver::Traffic::copy;
-    r.error = max_relative_error(out, ref_.data(), ref_.size());
+    r.error = max_relative_error(out, c.ref.data(), c.ref.size());
     r.tolerance = tol;
     r.valid = r.error <= tol;
     r.note = note;
     double mx = 0;
-    for (std::size_t i = 0; i < ref_.size(); ++i) mx = std::max(mx, std::abs(double(out[i])));
+    for (std::size_t i = 0; i < c.ref.size(); ++i) mx = std::max(mx, std::abs(double(out[i])));
     r.observables.push_back({"max |out|", mx, "", -1});
     return r;
   }
 
   std::vector<KernelResult> run_serial(const RunSettings& rs) const {
-    std::vector<float> out(ref_.size());
-    const int off = padding_ == Conv3dPadding::valid ? k_ - 1 : k_ / 2;
-    auto once = [&] {
-      for (int t = 0; t < g_.To; ++t)
-        for (int y = 0; y < g_.Ho; ++y)
-          for (int x = 0; x < g_.Wo; ++x) {
-            float s = 0;
-            for (int l = 0; l < k_; ++l)
-              for (int n = 0; n < k_; ++n) {
-                const int yy = y + off - n;
-                if (yy < 0 || yy >= H_) continue;
-                for (int m = 0; m < k_; ++m) {
-                  const int xx = x + off - m;
-                  if (xx >= 0 && xx < W_)
-                    s += V_[(std::size_t(t + k_ - 1 - l) * H_ + yy) * W_ + xx] * K_[(std::size_t(l) * k_ + n) * k_ + m];
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      const auto& g = c.g;
+      const int k = c.k;
+      std::vector<float> out(c.ref.size());
+      const int off = padding_ == Conv3dPadding::valid ? k - 1 : k / 2;
+      auto once = [&] {
+        for (int t = 0; t < g.To; ++t)
+          for (int y = 0; y < g.Ho; ++y)
+            for (int x = 0; x < g.Wo; ++x) {
+              float s = 0;
+              for (int l = 0; l < k; ++l)
+                for (int n = 0; n < k; ++n) {
+                  const int yy = y + off - n;
+                  if (yy < 0 || yy >= H_) continue;
+                  for (int m = 0; m < k; ++m) {
+                    const int xx = x + off - m;
+                    if (xx >= 0 && xx < W_)
+                      s += V_[(std::size_t(t + k - 1 - l) * H_ + yy) * W_ + xx] * c.K[(std::size_t(l) * k + n) * k + m];
+                  }
                 }
-              }
-            out[(std::size_t(t) * g_.Ho + y) * g_.Wo + x] = s;
-          }
-    };
-    // Slow by design: at most 2 timed repeats, no warm-up.
-    std::vector<double> times;
-    for (int i = 0; i < std::min(rs.repeats, 2); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      once();
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+              out[(std::size_t(t) * g.Ho + y) * g.Wo + x] = s;
+            }
+      };
+      // Slow by design: at most 2 timed repeats, no warm-up.
+      std::vector<double> times;
+      for (int i = 0; i < std::min(rs.repeats, 2); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        once();
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      rows.push_back(result(c, summarize(times), out.data(), kDirectTolerance, "plain loops, at most 2 repeats"));
     }
-    return {result(summarize(times), out.data(), kDirectTolerance, "plain loops, at most 2 repeats")};
+    return rows;
   }
 
 #if defined(TESSERA_VIDEO_HAS_FFTW)
   std::vector<KernelResult> run_fftw(const RunSettings& rs, bool hybrid) const {
     using Clock = std::chrono::steady_clock;
-    auto t0 = Clock::now();
-    Conv3dFftw plan(hybrid ? Conv3dFourierMethod::hybrid : Conv3dFourierMethod::fourier3d, T_, H_, W_, k_, padding_,
-                    0, true);
-    const double planning = std::chrono::duration<double>(Clock::now() - t0).count();
-    t0 = Clock::now();
-    plan.set_kernel(K_.data());
-    const double spectrum = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::vector<float> out(ref_.size());
-    const auto stats = time_repeats(Kokkos::DefaultHostExecutionSpace(), rs.warmup, rs.repeats,
-                                    [&] { plan.execute(V_.data(), out.data()); });
-    std::ostringstream note;
-    note << "transform " << plan.nt() << "x" << plan.ny() << "x" << plan.nx() << ", FFTW_MEASURE planning "
-         << ms(planning) << ", kernel spectrum " << ms(spectrum);
-    return {result(stats, out.data(), kFftTolerance, note.str())};
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      auto t0 = Clock::now();
+      Conv3dFftw plan(hybrid ? Conv3dFourierMethod::hybrid : Conv3dFourierMethod::fourier3d, c.T, H_, W_, c.k,
+                      padding_, 0, true);
+      const double planning = std::chrono::duration<double>(Clock::now() - t0).count();
+      t0 = Clock::now();
+      plan.set_kernel(c.K.data());
+      const double spectrum = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::vector<float> out(c.ref.size());
+      const auto stats = time_repeats(Kokkos::DefaultHostExecutionSpace(), rs.warmup, rs.repeats,
+                                      [&] { plan.execute(V_.data(), out.data()); });
+      std::ostringstream note;
+      note << "transform " << plan.nt() << "x" << plan.ny() << "x" << plan.nx() << ", FFTW_MEASURE planning "
+           << ms(planning) << ", kernel spectrum " << ms(spectrum);
+      rows.push_back(result(c, stats, out.data(), kFftTolerance, note.str()));
+    }
+    return rows;
   }
 #endif
 
 #if TESSERA_HAS_CUDA_NATIVE
+  // Case c's video, taps and output on the device.
+  struct DeviceCase {
+    Vol<Kokkos::CudaSpace> V, K, out;
+  };
+  DeviceCase upload(const Kokkos::Cuda& exec, const Conv3dCase& c) const {
+    DeviceCase d;
+    d.V = Vol<Kokkos::CudaSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), c.T, H_, W_);
+    d.K = Vol<Kokkos::CudaSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), c.k, c.k, c.k);
+    d.out = Vol<Kokkos::CudaSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), c.g.To, c.g.Ho, c.g.Wo);
+    Kokkos::deep_copy(exec, d.V, host_video(c));
+    Kokkos::deep_copy(exec, d.K, HostVol(const_cast<float*>(c.K.data()), c.k, c.k, c.k));
+    return d;
+  }
+
   std::vector<KernelResult> run_native_streaming(const RunSettings& rs) const {
-    Kokkos::Cuda exec;
-    Vol<Kokkos::CudaSpace> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);
-    Vol<Kokkos::CudaSpace> K(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), k_, k_, k_);
-    Vol<Kokkos::CudaSpace> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), g_.To, g_.Ho, g_.Wo);
-    Kokkos::deep_copy(exec, V, HostVol(const_cast<float*>(V_.data()), T_, H_, W_));
-    Kokkos::deep_copy(exec, K, HostVol(const_cast<float*>(K_.data()), k_, k_, k_));
-    const auto filter = make_conv3d_filter(exec, K);
-    const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-      native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g_);
-    });
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    return {result(stats, h.data(), kDirectTolerance, "taps uploaded to constant memory in each call")};
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      Kokkos::Cuda exec;
+      const auto d = upload(exec, c);
+      const auto filter = make_conv3d_filter(exec, d.K);
+      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
+        native_cuda::conv3d_streaming(exec.cuda_stream(), d.V.data(), filter.flipped.data(), d.out.data(), c.g);
+      });
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
+      rows.push_back(result(c, stats, h.data(), kDirectTolerance, "taps uploaded to constant memory in each call"));
+    }
+    return rows;
   }
 
   std::vector<KernelResult> run_cufft(const RunSettings& rs, bool hybrid) const {
-    Kokkos::Cuda exec;
-    Vol<Kokkos::CudaSpace> V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "V"), T_, H_, W_);
-    Vol<Kokkos::CudaSpace> K(Kokkos::view_alloc(Kokkos::WithoutInitializing, "K"), k_, k_, k_);
-    Vol<Kokkos::CudaSpace> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), g_.To, g_.Ho, g_.Wo);
-    Kokkos::deep_copy(exec, V, HostVol(const_cast<float*>(V_.data()), T_, H_, W_));
-    Kokkos::deep_copy(exec, K, HostVol(const_cast<float*>(K_.data()), k_, k_, k_));
-    exec.fence();
-    native_cuda::Conv3dCufft plan(hybrid, g_, exec.cuda_stream());
-    DeviceTimer<Kokkos::Cuda> timer(exec);
-    timer.start();
-    plan.set_kernel(K.data());
-    const double spectrum = timer.stop();
-    const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { plan.execute(V.data(), out.data()); });
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    return {result(stats, h.data(), kFftTolerance,
-                   "kernel spectrum " + ms(spectrum) + ", workspace " + std::to_string(plan.workspace_bytes() >> 20) +
-                       " MiB")};
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      Kokkos::Cuda exec;
+      const auto d = upload(exec, c);
+      exec.fence();
+      native_cuda::Conv3dCufft plan(hybrid, c.g, exec.cuda_stream());
+      DeviceTimer<Kokkos::Cuda> timer(exec);
+      timer.start();
+      plan.set_kernel(d.K.data());
+      const double spectrum = timer.stop();
+      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { plan.execute(d.V.data(), d.out.data()); });
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
+      rows.push_back(result(c, stats, h.data(), kFftTolerance,
+                            "kernel spectrum " + ms(spectrum) + ", workspace " +
+                                std::to_string(plan.workspace_bytes() >> 20) + " MiB"));
+    }
+    return rows;
   }
 #endif
 
-  int k_ = 9, W_ = 720, H_ = 560, T_ = 12;
+  int W_ = 720, H_ = 560, T_ = 12;  // T_: the most frames a case reads
   Conv3dPadding padding_ = Conv3dPadding::same;
-  impl::Conv3dGeometry g_;
+  std::vector<Conv3dCase> cases_;  // one per k, ascending
   std::string input_;
-  std::vector<float> input_V_;  // luma of --input, T frames
-  std::vector<float> V_, K_;
-  std::vector<double> ref_;
+  std::vector<float> input_V_;  // luma of --input, T_ frames
+  std::vector<float> V_;
 };
 
 }  // namespace

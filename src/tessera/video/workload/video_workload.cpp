@@ -1,7 +1,9 @@
 // The video workload: merges the selected kernel families' variant tables.
 #include "tessera/video/workload/video_workload.hpp"
 
+#include "tessera/driver/workload_helpers.hpp"
 #include "tessera/video/video_io.hpp"
+#include "tessera/video/workload/video_tables.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -62,6 +64,19 @@ std::vector<std::unique_ptr<VideoKernel>> available_families() {
   return f;
 }
 
+// --size: defaults of the families' size options. small keeps a whole
+// `compare video` at seconds on two cores; paper is the benchmark
+// (Tables 1-5: conv3d k = 5..15 on 720 x 560, pairwise 8192^2 x 256,
+// bilateral 800 x 600). An option given on the command line wins.
+struct SizeDefault {
+  const char* option;
+  const char* small;
+  const char* paper;
+};
+constexpr SizeDefault kSizeDefaults[] = {{"k", "9", "5,7,9,11,13,15"}, {"width", "96", "720"},
+                                         {"height", "72", "560"},     {"m", "512", "8192"},
+                                         {"n", "512", "8192"},        {"bilateral-size", "400x300", "800x600"}};
+
 template <class E>
 std::string space_name() {
   return E::name();
@@ -81,13 +96,22 @@ class VideoWorkload final : public driver::Workload {
     std::vector<OptionSpec> o = {
         {"kernels", "LIST", all_names(), "kernel families to run"},
         {"input", "FILE.y4m", "", "process this video (bspline: every plane; bilateral: its luma) instead of synthetic data"},
-        {"output", "FILE.y4m", "", "write the processed video (bspline if selected, else bilateral's depth)"}};
+        {"output", "FILE.y4m", "", "write the processed video (bspline if selected, else bilateral's depth)"},
+        {"size", "small|paper", "small",
+         "default sizes: small (a whole compare in seconds) or the paper's (Tables 1-5; conv3d k = 5..15)"}};
     for (const auto& f : families_)
-      for (const auto& spec : f->options())
+      for (auto spec : f->options()) {
+        for (const auto& d : kSizeDefaults)
+          if (spec.name == d.option) spec.default_value = std::string(d.small) + ", paper " + d.paper;
         if (std::none_of(o.begin(), o.end(), [&](const OptionSpec& s) { return s.name == spec.name; })) o.push_back(spec);
+      }
     return o;
   }
-  void configure(const Options& opts) override {
+  void configure(const Options& given) override {
+    Options opts = given;
+    const bool paper = driver::get_choice(given, "size", {"small", "paper"}, "small") == "paper";
+    for (const auto& d : kSizeDefaults)
+      if (!given.has(d.option)) opts.set(d.option, paper ? d.paper : d.small);
     const auto list = opts.get_list("kernels", all_names());
     if (list.empty()) throw UsageError("--kernels needs at least one of " + all_names());
     std::fill(selected_.begin(), selected_.end(), false);
@@ -156,6 +180,9 @@ class VideoWorkload final : public driver::Workload {
           throw UsageError(e.what());
         }
       }
+  }
+  void print_summary(const driver::Report& report, std::ostream& out) const override {
+    print_paper_tables(report, out);
   }
   std::vector<std::string> demo_arguments() const override {
     return {"--kernels", "bspline,dibr,bilateral", "--scale",   "4",         "--bspline-size", "88x72",
