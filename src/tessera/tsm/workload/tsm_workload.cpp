@@ -598,9 +598,10 @@ class TsmWorkload final : public driver::Workload {
         return {r};
       }
     }
-    // A rank without rows: its share is 0 (TSMTTSM) or nothing (TSMM); the
-    // portable kernel does that where a library refuses an empty operand.
-    if (K == 0 && (call == Call::kokkosblas || call == Call::cublaslt)) product = portable;
+    // A rank without rows (of a problem with some): its share is 0 (TSMTTSM)
+    // or nothing (TSMM); the portable kernel does that without relying on how
+    // a library treats an empty operand.
+    if (K == 0 && k_ > 0 && call != Call::api) product = portable;
 
     const bool split = tsmttsm() && driver::world_size() > 1;
     View P;
