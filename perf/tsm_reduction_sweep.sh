@@ -27,12 +27,18 @@ mkdir -p "$out"
 total=$([ "$type" = z ] && echo $((1 << 28)) || echo $((1 << 29)))
 csv="$out/tsm_reduction_${type}.csv"
 tmp="$out/tsm_reduction_point.csv"
-run() {  # run K M CSV [extra args...]: one native TSMTTSM, its row's median (s) and GB/s on stdout
-  local k=$1 m=$2 file=$3
+run() {  # run K M CSV [extra args...]: one native TSMTTSM, its row's median (s) and GB/s on stdout (nan if none)
+  local k=$1 m=$2 file=$3 rc=0
   shift 3
+  rm -f "$file"
   "$bin" run tsm --variant native-cuda --kernel tsmttsm --type "$type" --m "$m" --k "$k" --repeats "$repeats" \
-    --no-roofline --quiet --csv "$file" "$@" > /dev/null
-  python3 -c 'import csv, sys; r = next(csv.DictReader(open(sys.argv[1]))); print(r["median_s"], r["gbs"])' "$file"
+    --no-roofline --quiet --csv "$file" "$@" > /dev/null || rc=$?
+  [ $rc = 0 ] || echo "tsm_reduction_sweep.sh: M = $m, K = $k $*: tessera exited $rc" >&2
+  if [ -f "$file" ]; then
+    python3 -c 'import csv, sys; r = next(csv.DictReader(open(sys.argv[1]))); print(r["median_s"], r["gbs"])' "$file"
+  else
+    echo nan nan
+  fi
 }
 # The switch must be honoured: a validated run without the reduction has to fail.
 if TESSERA_TSM_SKIP_GLOBAL_REDUCTION=1 "$bin" run tsm --variant native-cuda --m 4 --k 100000 --repeats 1 \
@@ -47,7 +53,7 @@ for m in $ms; do
   for k in $ks; do
     read -r t1 g1 < <(run "$k" "$m" "$tmp")
     read -r t0 g0 < <(TESSERA_TSM_SKIP_GLOBAL_REDUCTION=1 run "$k" "$m" "$tmp" --no-validate)
-    ratio=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", a / b }')
+    ratio=$(awk -v a="$t0" -v b="$t1" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.4f", a / b; else print "nan" }')
     echo "$m,$k,$t1,$t0,$g1,$g0,$ratio" >> "$csv.tmp"
     echo "M = N = $m, K = $k: $t1 s with the reduction, $t0 s without (ratio $ratio)"
   done
