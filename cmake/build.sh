@@ -115,6 +115,9 @@ if [ "$run_demo" = 1 ]; then
   mkdir -p "$demo"
   export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
   "$build_dir/src/tessera" demo --out "$demo"
+  # A small gluon run's physics files (sigma, running sigma, distributions, gauge profile).
+  "$build_dir/src/tessera" run gluon --n 5 --events 2e5 --repeats 1 --warmup 0 --quiet --output "$demo/gluon_run.h5" \
+    >/dev/null || echo "[build] gluon --output run failed"
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     case " ${boot_args[*]} " in *" --no-apt "*) ;; *)
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3-matplotlib >/dev/null ;;
@@ -122,7 +125,9 @@ if [ "$run_demo" = 1 ]; then
   fi
   if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     for csv in "$demo"/*.csv; do
-      [ "$(basename "$csv")" = summary.csv ] && continue
+      case "$(basename "$csv")" in summary.csv) continue ;; gluon_run.csv)
+        /usr/bin/python3 "$root/perf/scripts/plot_gluon.py" "$csv" -o "${csv%.csv}.png"; continue ;;
+      esac
       /usr/bin/python3 "$root/perf/scripts/plot_results.py" "$csv" -o "${csv%.csv}.png"
     done
   else

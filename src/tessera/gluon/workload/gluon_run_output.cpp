@@ -115,16 +115,18 @@ void write_hdf5_contents(hid_t file, const RunOutput& o, const std::vector<Serie
   h5::attr_values(file, "seed", H5T_NATIVE_UINT64, std::vector<std::uint64_t>{o.seed});
   h5::attr_values(file, "events_generated", H5T_NATIVE_UINT64, std::vector<std::uint64_t>{o.sigma.generated});
   h5::attr_values(file, "events_accepted", H5T_NATIVE_UINT64, std::vector<std::uint64_t>{o.sigma.accepted});
-  h5::attr_double(file, "sigma_pb", o.sigma.sigma());
-  h5::attr_double(file, "sigma_error_pb", o.sigma.error());
-  h5::attr_double(file, "sqrt_s_gev", o.sqrt_s);
-  h5::attr_double(file, "pt_min_gev", o.pt_min);
-  h5::attr_double(file, "eta_max", o.eta_max);
-  h5::attr_double(file, "dr_min", o.dr_min);
-  h5::attr_string(file, "pdf", o.pdf);
-  h5::attr_string(file, "preset", o.preset);
-  h5::attr_string(file, "precision", o.precision);
-  h5::attr_string(file, "variant", o.variant);
+  for (const auto& [name, v] : {std::pair<const char*, double>{"sigma_pb", o.sigma.sigma()},
+                                {"sigma_error_pb", o.sigma.error()},
+                                {"sqrt_s_gev", o.sqrt_s},
+                                {"pt_min_gev", o.pt_min},
+                                {"eta_max", o.eta_max},
+                                {"dr_min", o.dr_min}})
+    h5::attr_double(file, name, v);
+  for (const auto& [name, v] : {std::pair<const char*, const std::string*>{"pdf", &o.pdf},
+                                {"preset", &o.preset},
+                                {"precision", &o.precision},
+                                {"variant", &o.variant}})
+    h5::attr_string(file, name, *v);
   // A group per series (sigma itself is in the root's attributes).
   for (std::size_t i = 1; i < series.size(); ++i) {
     const Series& x = series[i];
@@ -137,7 +139,8 @@ void write_hdf5_contents(hid_t file, const RunOutput& o, const std::vector<Serie
     h5::dataset_doubles(g, "events", x.events);
   }
   // What the bins leave out, and the sums the bins' values come from.
-  for (const auto& [name, d] : {std::pair<const char*, const Distribution*>{"ht", &o.hist.ht}, {"min_dr", &o.hist.dr}}) {
+  for (const auto& [name, d] :
+       {std::pair<const char*, const Distribution*>{"ht", &o.hist.ht}, {"min_dr", &o.hist.dr}}) {
     h5::Handle g(H5Gopen2(file, name, H5P_DEFAULT), H5Gclose);
     h5::check(g.ok() ? 0 : -1, std::string("open group ") + name);
     h5::dataset_doubles(g, "sum_w", d->w);
