@@ -2,6 +2,7 @@
 // every built backend: every direct algorithm, k in {3, 5, 7}, same and valid
 // padding, frame sizes that are multiples of no tile; a one-tap asymmetric
 // kernel proves convolution (not correlation); bad sizes throw.
+#include "conv3d_reference.hpp"
 #include "exec_spaces.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/core/validate.hpp"
@@ -37,34 +38,8 @@ std::vector<float> download(const View& v) {
   return std::vector<float>(m.data(), m.data() + m.size());
 }
 
-std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
-  std::vector<float> h(n);
-  for (std::size_t i = 0; i < n; ++i) h[i] = float(tessera::random_uniform(seed, i, -1.0, 1.0));
-  return h;
-}
-
-// Eq. (1) as written: out[x, y, t] = sum V[x - m, y - n, t - l] K[m, n, l], with
-// the output's (x, y) placed at input (x + off, y + off), t at t + k - 1.
-std::vector<double> reference(const std::vector<float>& V, const std::vector<float>& K, int T, int H, int W, int k,
-                              bool valid) {
-  const int To = T - k + 1, Ho = valid ? H - k + 1 : H, Wo = valid ? W - k + 1 : W;
-  const int off = valid ? k - 1 : k / 2;
-  std::vector<double> out(std::size_t(To) * Ho * Wo, 0.0);
-  for (int t = 0; t < To; ++t)
-    for (int y = 0; y < Ho; ++y)
-      for (int x = 0; x < Wo; ++x) {
-        double s = 0;
-        for (int l = 0; l < k; ++l)
-          for (int n = 0; n < k; ++n)
-            for (int m = 0; m < k; ++m) {
-              const int tt = t + k - 1 - l, yy = y + off - n, xx = x + off - m;
-              if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
-              s += double(V[(std::size_t(tt) * H + yy) * W + xx]) * double(K[(std::size_t(l) * k + n) * k + m]);
-            }
-        out[(std::size_t(t) * Ho + y) * Wo + x] = s;
-      }
-  return out;
-}
+using tessera::test::conv3d_reference;
+using tessera::test::random_vector;
 
 const char* name(Conv3dAlgorithm a) {
   switch (a) {
@@ -91,7 +66,7 @@ TYPED_TEST(Conv3d, EveryDirectAlgorithmMatchesTheDoubleLoop) {
                    ", seed = " + std::to_string(seed));
       const auto hv = random_vector(std::size_t(T) * H * W, seed);
       const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-      const auto ref = reference(hv, hk, T, H, W, k, valid);
+      const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
       auto V = upload<E>(hv, T, H, W);
       auto K = upload<E>(hk, k, k, k);
       const auto filter = make_conv3d_filter(exec, K);
@@ -179,7 +154,7 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
       SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", seed = " + std::to_string(seed));
       const auto hv = random_vector(std::size_t(T) * H * W, seed);
       const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-      const auto ref = reference(hv, hk, T, H, W, k, valid);
+      const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
       auto V = upload<E>(hv, T, H, W);
       auto K = upload<E>(hk, k, k, k);
       const auto filter = make_conv3d_filter(exec, K);

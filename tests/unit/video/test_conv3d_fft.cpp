@@ -6,6 +6,7 @@
 #include "tessera/core/random.hpp"
 #include "tessera/core/validate.hpp"
 #include "tessera/video/conv3d_fft.hpp"
+#include "conv3d_reference.hpp"
 #include "exec_spaces.hpp"
 
 #include <string>
@@ -19,32 +20,8 @@ namespace {
 
 using namespace tessera::video;
 
-std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
-  std::vector<float> h(n);
-  for (std::size_t i = 0; i < n; ++i) h[i] = float(tessera::random_uniform(seed, i, -1.0, 1.0));
-  return h;
-}
-
-std::vector<double> reference(const std::vector<float>& V, const std::vector<float>& K, int T, int H, int W, int k,
-                              bool valid) {
-  const int To = T - k + 1, Ho = valid ? H - k + 1 : H, Wo = valid ? W - k + 1 : W;
-  const int off = valid ? k - 1 : k / 2;
-  std::vector<double> out(std::size_t(To) * Ho * Wo, 0.0);
-  for (int t = 0; t < To; ++t)
-    for (int y = 0; y < Ho; ++y)
-      for (int x = 0; x < Wo; ++x) {
-        double s = 0;
-        for (int l = 0; l < k; ++l)
-          for (int n = 0; n < k; ++n)
-            for (int m = 0; m < k; ++m) {
-              const int tt = t + k - 1 - l, yy = y + off - n, xx = x + off - m;
-              if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
-              s += double(V[(std::size_t(tt) * H + yy) * W + xx]) * double(K[(std::size_t(l) * k + n) * k + m]);
-            }
-        out[(std::size_t(t) * Ho + y) * Wo + x] = s;
-      }
-  return out;
-}
+using tessera::test::conv3d_reference;
+using tessera::test::random_vector;
 
 #if defined(TESSERA_VIDEO_HAS_FFTW)
 TEST(Conv3dFftw, BothMethodsMatchTheDoubleLoop) {
@@ -63,7 +40,7 @@ TEST(Conv3dFftw, BothMethodsMatchTheDoubleLoop) {
           plan.set_kernel(hk.data());
           std::vector<float> out(std::size_t(g.To) * g.Ho * g.Wo, -1e30f);
           plan.execute(hv.data(), out.data());
-          const auto ref = reference(hv, hk, T, H, W, k, valid);
+          const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
           EXPECT_LE(tessera::max_relative_error(out.data(), ref.data(), out.size()), 1e-4);
         }
       }
@@ -105,7 +82,7 @@ TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
           exec.fence();
           std::vector<float> h(out.size());
           Kokkos::deep_copy(Host(h.data(), h.size()), out);
-          const auto ref = reference(hv, hk, T, H, W, k, valid);
+          const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
           EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-4);
         }
       }
