@@ -43,7 +43,7 @@ namespace {
 // Events of the validation sample (the first events of the stream).
 constexpr std::uint64_t kValidationEvents = 2048;
 // The running sigma's first chunk (fewer events only where the run is small).
-constexpr std::uint64_t kMinChunk = 1 << 18;
+constexpr std::uint64_t kMinChunk = 1 << 20;
 // Events of the gauge profile (--output; host, in the run's precision).
 constexpr std::uint64_t kGaugeEvents = 4096;
 
