@@ -683,13 +683,16 @@ void TsmWorkload::tune(const Options& opts, Progress& progress, std::ostream& ou
         const long long K = std::max(1LL, (long long)(mib * 1048576.0 / (s * 2 * m)));
         auto best = z ? tune_shape<zc>(tt, m, K, repeats) : tune_shape<double>(tt, m, K, repeats);
         nlohmann::json e = {{"kernel", kernel}, {"type", type}, {"m", m}, {"n", m}};
-        if (tt)
+        if (best.first.mma > 0) {
+          e["mma"] = best.first.mma;
+          if (best.first.stages > 0) e["stages"] = best.first.stages;
+        } else if (tt)
           e["tile"] = best.first.tile;
         else
           e["outputs"] = best.first.outputs;
         entries.push_back(e);
-        out << kernel << " " << type << " M = N = " << m << ": " << (tt ? "tile " : "outputs ")
-            << (tt ? best.first.tile : best.first.outputs) << ", " << best.second * 1e3 << " ms at K = " << K << "\n";
+        out << kernel << " " << type << " M = N = " << m << ": " << config_name(tt, best.first) << ", "
+            << best.second * 1e3 << " ms at K = " << K << "\n";
         progress.update("tune tsm", ++done, total);
       }
   progress.finish("tune tsm");
@@ -724,11 +727,8 @@ std::pair<NativeConfig, double> TsmWorkload::tune_shape(bool tt, int m, long lon
   Kokkos::deep_copy(S, T(0.125));
   const bool z = !std::is_same_v<T, double>;
   std::vector<NativeConfig> cands;
-  for (int c : {1, 2, 4, 8}) {
-    NativeConfig nc;
-    (tt ? nc.tile : nc.outputs) = c;
+  for (const auto& nc : compiled_configs(tt, z))
     if (config_usable(tt, z, m, m, nc)) cands.push_back(nc);
-  }
   std::pair<NativeConfig, double> best{default_config(tt, z, m, m), std::numeric_limits<double>::infinity()};
   for (const auto& c : cands) {
     TableEntry e;
