@@ -38,3 +38,18 @@ tessera_cli_test(video_paper_tables 0
   --variants kokkos-register@OpenMP,kokkos-tiled@Serial)
 tessera_cli_test(video_conv3d_bad_k_list 2 "--k must be odd" run video --kernels conv3d --k 3,6)
 tessera_cli_test(video_bad_size_preset 2 "--size" run video --size huge)
+# The whole-clip sliding window: every output frame of the file written
+# (4 of 6 at k = 3), a synthetic stream, and a clip whose 7th frame is cut
+# short: exit 2 and no output left behind.
+tessera_cli_test(video_conv3d_whole_clip 0 "conv3d-stream-host +kokkos@Serial .*ok.*wrote .*whole.y4m" run video
+  --kernels conv3d --k 3 --taps mean --input ${_vc_dir}/six.y4m --output ${_vc_dir}/whole.y4m ${_vc_small}
+  --variant kokkos@Serial)
+tessera_cli_test(video_conv3d_stream_small 0 "conv3d-stream +kokkos@Serial .*ok.*conv3d-stream-host +kokkos@Serial .*ok"
+  compare video --kernels conv3d --k 3 --stream 9 --width 21 --height 13 ${_vc_small} --variants kokkos@Serial)
+tessera_cli_test(video_conv3d_output_needs_frames 2 "--output needs --input" run video --kernels conv3d
+  --output ${_vc_dir}/none.y4m)
+file(COPY_FILE ${_vc_dir}/six.y4m ${_vc_dir}/cut.y4m)
+file(APPEND ${_vc_dir}/cut.y4m "FRAME\nabc")
+add_test(NAME cli_video_conv3d_cut_clip COMMAND ${CMAKE_COMMAND} -DEXPECT_CODE=2 "-DEXPECT_REGEX=truncated frame"
+  -DOUTPUT_DIR=${_vc_dir}/out_cut "-DCMD=$<TARGET_FILE:tessera_cli>;run;video;--kernels;conv3d;--k;3;--input;${_vc_dir}/cut.y4m;--output;${_vc_dir}/out_cut/o.y4m;--quiet"
+  -P ${CMAKE_CURRENT_LIST_DIR}/cli_no_output.cmake)

@@ -45,7 +45,7 @@ tessera_video_cli_test(scale_too_large 2 "beyond the limit" run video --kernels 
   --scale 16)
 tessera_video_cli_test(bad_size 2 "--dibr-size expects WxH" run video --kernels dibr --dibr-size 800)
 tessera_video_cli_test(output_dir 2 "does not exist" run video --kernels bspline --output ${_vout}/nodir/o.y4m)
-tessera_video_cli_test(output_needs_family 2 "--output needs --kernels with bspline or bilateral" run video
+tessera_video_cli_test(output_needs_family 2 "--output needs --kernels with bspline, bilateral or conv3d" run video
   --kernels dibr --output ${_vout}/out_output_needs_family/o.y4m)
 tessera_video_cli_test(bad_k 2 "--bilateral-k must be odd" run video --kernels bilateral --bilateral-k 4)
 tessera_video_cli_test(small 0 "bilateral .*ok" run video --kernels bspline,dibr,bilateral --bspline-size 30x22

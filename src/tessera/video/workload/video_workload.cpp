@@ -96,7 +96,7 @@ class VideoWorkload final : public driver::Workload {
     std::vector<OptionSpec> o = {
         {"kernels", "LIST", all_names(), "kernel families to run"},
         {"input", "FILE.y4m", "", "process this video (bspline: every plane; bilateral: its luma) instead of synthetic data"},
-        {"output", "FILE.y4m", "", "write the processed video (bspline if selected, else bilateral's depth)"},
+        {"output", "FILE.y4m", "", "write the processed video (bspline if selected, else bilateral's depth, else conv3d's)"},
         {"size", "small|paper", "small",
          "default sizes: small (a whole compare in seconds) or the paper's (Tables 1-5; conv3d k = 5..15)"}};
     for (const auto& f : families_)
@@ -127,12 +127,12 @@ class VideoWorkload final : public driver::Workload {
     }
     const std::string output = opts.get("output", "");
     if (!output.empty()) check_output_path(output);
-    // --output goes to bspline when it runs, else to bilateral.
+    // --output goes to bspline when it runs, else to bilateral, else to conv3d.
     std::string output_owner;
-    for (const char* k : {"bspline", "bilateral"})
+    for (const char* k : {"bspline", "bilateral", "conv3d"})
       if (output_owner.empty() && is_selected(k)) output_owner = k;
     if (!output.empty() && output_owner.empty())
-      throw UsageError("--output needs --kernels with bspline or bilateral");
+      throw UsageError("--output needs --kernels with bspline, bilateral or conv3d");
     for (std::size_t i = 0; i < families_.size(); ++i) {
       if (!selected_[i]) continue;
       Options o = opts;
@@ -198,11 +198,20 @@ class VideoWorkload final : public driver::Workload {
       std::vector<std::pair<std::size_t, Runner>> runs;
     };
     std::vector<Merged> merged;
+    // A description without its ", <Space> backend" suffix (add_portable puts it back).
+    auto bare = [](std::string d) {
+      const auto comma = d.rfind(", ");
+      if (comma != std::string::npos && d.size() > 8 && d.compare(d.size() - 8, 8, " backend") == 0) d.resize(comma);
+      return d;
+    };
     for (std::size_t i = 0; i < families_.size(); ++i) {
       VariantTable ft;
       families_[i]->declare_variants(ft);
       for (const auto& v : ft.all()) {
         auto it = std::find_if(merged.begin(), merged.end(), [&](const Merged& m) { return m.name == v.name; });
+        if (it != merged.end() && bare(v.description) != bare(it->description) &&
+            it->description.find(bare(v.description)) == std::string::npos)
+          it->description = bare(it->description) + "; " + v.description;  // each family's part
         if (it == merged.end()) {
           Merged m;
           m.name = v.name;
