@@ -68,7 +68,7 @@ void propagate_depth_sorted(const ExecSpace& exec, const Depth& depth, const Key
   if (depth.size() > std::size_t(1) << 31 || out.size() > std::size_t(1) << 31)
     throw std::invalid_argument("tessera::video::propagate_depth_sorted: planes beyond 2^31 pixels");
   if (depth.size() == 0) return;
-  impl::dibr_sorted_kokkos(exec, depth, keys, out, rig);
+  impl::DibrSortedSpec<ExecSpace, Depth, Keys, Out>::apply(exec, depth, keys, out, rig);
 }
 
 }  // namespace tessera::video

@@ -3,8 +3,9 @@
 // d in {20, 25, 50, 100} shifts of 5, 4, 2, 1 pixels, so collisions happen
 // and the nearest must win), and a 90-degree roll about the optical axis
 // ((x, y) -> (c - (y - c), c + (x - c))). The expected map is built from
-// those integer rules alone. Both variants (atomic z-buffer, sort + segmented
-// min), on every backend, twice: identical bits every time.
+// those integer rules alone. Every variant (atomic z-buffer, sort + segmented
+// min; the public API, which takes the native CUDA kernels on Cuda, and the
+// portable kernels), on every backend, twice: identical bits every time.
 #include "exec_spaces.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/video/dibr.hpp"
@@ -23,8 +24,19 @@ template <class ExecSpace>
 class Dibr : public ::testing::Test {};
 TYPED_TEST_SUITE(Dibr, ExecSpaces);
 
+enum class Method { atomic, sorted, portable_atomic, portable_sorted };
+const char* name(Method m) {
+  switch (m) {
+    case Method::atomic: return "atomic";
+    case Method::sorted: return "sorted";
+    case Method::portable_atomic: return "portable atomic";
+    default: return "portable sorted";
+  }
+}
+constexpr Method kMethods[] = {Method::atomic, Method::sorted, Method::portable_atomic, Method::portable_sorted};
+
 template <class E>
-std::vector<float> run(const std::vector<float>& src, int h, int w, int th, int tw, const CameraRig& rig, bool sorted) {
+std::vector<float> run(const std::vector<float>& src, int h, int w, int th, int tw, const CameraRig& rig, Method m) {
   using M = typename E::memory_space;
   Kokkos::View<float**, Kokkos::LayoutRight, M> d("d", h, w), out("o", th, tw);
   auto hd = Kokkos::create_mirror_view(d);
@@ -32,13 +44,20 @@ std::vector<float> run(const std::vector<float>& src, int h, int w, int th, int 
     for (int x = 0; x < w; ++x) hd(y, x) = src[std::size_t(y) * w + x];
   Kokkos::deep_copy(d, hd);
   Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
-  if (sorted) {
+  if (m == Method::sorted || m == Method::portable_sorted) {
     Kokkos::View<std::uint64_t*, M> keys("k", std::size_t(h) * w);
-    tessera::video::propagate_depth_sorted(E(), d, keys, out, rig);
+    if (m == Method::sorted)
+      tessera::video::propagate_depth_sorted(E(), d, keys, out, rig);
+    else
+      tessera::video::impl::dibr_sorted_kokkos(E(), d, keys, out, rig);
   } else {
     Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, M> z("z", th, tw);
-    tessera::video::propagate_depth_atomic(E(), d, z, out, rig);
+    if (m == Method::atomic)
+      tessera::video::propagate_depth_atomic(E(), d, z, out, rig);
+    else
+      tessera::video::impl::dibr_atomic_kokkos(E(), d, z, out, rig);
   }
+  Kokkos::fence();
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   std::vector<float> r(std::size_t(th) * tw);
   for (int y = 0; y < th; ++y)
@@ -54,10 +73,10 @@ void expect_same_bits(const std::vector<float>& a, const std::vector<float>& b) 
 template <class E>
 void check_rig(const std::vector<float>& src, int h, int w, const CameraRig& rig, const std::vector<float>& expected) {
   std::vector<float> first;
-  for (bool sorted : {false, true})
+  for (Method m : kMethods)
     for (int rep = 0; rep < 2; ++rep) {
-      SCOPED_TRACE(std::string(sorted ? "sorted" : "atomic") + " run " + std::to_string(rep));
-      const auto got = run<E>(src, h, w, h, w, rig, sorted);
+      SCOPED_TRACE(std::string(name(m)) + " run " + std::to_string(rep));
+      const auto got = run<E>(src, h, w, h, w, rig, m);
       for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << "pixel " << i;
       if (first.empty()) first = got;
       expect_same_bits(got, first);
@@ -119,12 +138,12 @@ TYPED_TEST(Dibr, BehindTheCameraAndOutsideAreDropped) {
   CameraRig rig;
   rig.source = rig.target = {50.0, 50.0, 3.5, 3.5};
   rig.t[2] = -10.0;  // everything at depth 10 lands on z = 0: dropped
-  for (bool sorted : {false, true})
-    for (float v : run<TypeParam>(src, h, w, h, w, rig, sorted)) ASSERT_EQ(v, 0.0f);
+  for (Method m : kMethods)
+    for (float v : run<TypeParam>(src, h, w, h, w, rig, m)) ASSERT_EQ(v, 0.0f);
   rig.t[2] = 0.0;
   rig.t[0] = 100.0;  // shifted far outside the target
-  for (bool sorted : {false, true})
-    for (float v : run<TypeParam>(src, h, w, h, w, rig, sorted)) ASSERT_EQ(v, 0.0f);
+  for (Method m : kMethods)
+    for (float v : run<TypeParam>(src, h, w, h, w, rig, m)) ASSERT_EQ(v, 0.0f);
 }
 
 TYPED_TEST(Dibr, RejectsBadArguments) {

@@ -476,7 +476,9 @@ class Conv3dKernel final : public VideoKernel {
 #else
     using Pinned = Kokkos::HostSpace;
 #endif
-    const auto [a, b] = two_instances<E>();
+    const auto instances = two_instances<E>();  // a computes, b transfers
+    const E& a = instances.first;
+    const E& b = instances.second;
     const int Ho = w.output_height(), Wo = w.output_width();
     using HostIn = Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Pinned>;
     using DevIn = Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Mem>;

@@ -115,20 +115,27 @@ class DibrKernel final : public VideoKernel {
     t.add_portable("kokkos-sorted", "portable kernels without atomics: sort by target pixel, segmented min",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
-                     return [this](const RunSettings& rs) { return run_views<E>(rs, Method::sorted); };
+                     return [this](const RunSettings& rs) { return run_views<E>(rs, Method::portable_sorted); };
                    });
     const char* native = "native CUDA kernels: atomicMin z-buffer (what propagate_depth_atomic selects on Cuda)";
+    const char* native_sorted =
+        "native CUDA kernels without atomics: CUB radix sort by target pixel, segmented min (what "
+        "propagate_depth_sorted selects on Cuda)";
 #if TESSERA_HAS_CUDA_NATIVE
     t.add_native("native-cuda", Platform::gpu, native,
                  [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Method::public_atomic); }, "");
+    t.add_native("native-cuda-sorted", Platform::gpu, native_sorted,
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Method::public_sorted); }, "");
 #else
     t.add_native("native-cuda", Platform::gpu, native, {},
+                 "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+    t.add_native("native-cuda-sorted", Platform::gpu, native_sorted, {},
                  "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
 #endif
   }
 
  private:
-  enum class Method { portable_atomic, public_atomic, sorted };
+  enum class Method { portable_atomic, public_atomic, portable_sorted, public_sorted };
 
   KernelResult row(const std::string& kernel) const {
     const double n = double(size_.width) * size_.height;
@@ -173,11 +180,15 @@ class DibrKernel final : public VideoKernel {
     Kokkos::deep_copy(d, Kokkos::View<const float**, Kokkos::LayoutRight, Kokkos::HostSpace,
                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>(depth_.data(), h, w));
     Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
-    auto r = row(m == Method::sorted ? "dibr-sorted" : "dibr");
+    const bool sorted = m == Method::portable_sorted || m == Method::public_sorted;
+    auto r = row(sorted ? "dibr-sorted" : "dibr");
     r.ran = true;
-    if (m == Method::sorted) {
+    if (sorted) {
       Kokkos::View<std::uint64_t*, M> keys("dibr::keys", std::size_t(h) * w);
-      r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { propagate_depth_sorted(exec, d, keys, out, rig_); });
+      if (m == Method::public_sorted)
+        r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { propagate_depth_sorted(exec, d, keys, out, rig_); });
+      else
+        r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] { impl::dibr_sorted_kokkos(exec, d, keys, out, rig_); });
     } else {
       Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, M> z("dibr::zbuf", h, w);
       if (m == Method::public_atomic)
