@@ -1,8 +1,11 @@
-// Native CUDA cubic B-spline kernels: prefilter with one thread per scanline
-// (the IIR of impl/bspline_math.hpp, shared with the portable kernels), and
-// the 4x4 evaluation with one thread per output pixel, the phase weights in
-// the kernel's parameters (constant bank) and the coefficients through the
-// read-only cache (a 32x8 block of outputs at u = 7 reads about 9x6 of them).
+// Native CUDA cubic B-spline kernels. Prefilter: one block holds the whole
+// plane in shared memory (QCIF luma: 101 KB) and runs the recursions of
+// impl/bspline_math.hpp there, one thread per row, then one per column, in a
+// single launch; the dependent steps wait on shared memory, and global memory
+// is read and written once, coalesced. Evaluation: the 4x4 sum with four
+// adjacent output pixels per thread (one vector store), the phase weights in
+// the kernel's parameters (constant bank), the coefficients through the
+// read-only cache.
 #include "tessera/video/bspline_native_cuda.hpp"
 
 #include "common/reduce_workspace.cuh"
@@ -12,56 +15,105 @@ namespace {
 
 using video::BsplinePhases;
 
+constexpr int kPrefilterThreads = 1024;
+
+// Row stride of the plane in shared memory: odd, so the rows (and the
+// columns) a warp walks fall in distinct banks.
+__host__ __device__ inline int plane_ld(int w) { return w | 1; }
+
 template <class T>
-__global__ void prefilter_rows(const T* __restrict__ in, std::int64_t ld, float* __restrict__ coef, int h, int w) {
-  const int y = blockIdx.x * blockDim.x + threadIdx.x;
-  if (y >= h) return;
-  float* row = coef + std::int64_t(y) * w;
-  const T* src = in + std::int64_t(y) * ld;
-  for (int x = 0; x < w; ++x) row[x] = (w > 1 ? 6.0f : 1.0f) * float(src[x]);
-  video::bspline_iir_line(row, 1, w);
+__global__ void __launch_bounds__(kPrefilterThreads)
+    prefilter_plane(const T* __restrict__ in, std::int64_t ld, float* __restrict__ coef, int h, int w) {
+  extern __shared__ float plane[];
+  const int ldp = plane_ld(w);
+  const float gx = w > 1 ? 6.0f : 1.0f, gy = h > 1 ? 6.0f : 1.0f;  // both gains at once
+  for (int y = threadIdx.y; y < h; y += blockDim.y)
+    for (int x = threadIdx.x; x < w; x += blockDim.x) plane[y * ldp + x] = gx * gy * float(in[std::int64_t(y) * ld + x]);
+  const int t = threadIdx.y * blockDim.x + threadIdx.x, nt = blockDim.x * blockDim.y;
+  __syncthreads();
+  for (int y = t; y < h; y += nt) video::bspline_iir_line(plane + y * ldp, 1, w);
+  __syncthreads();
+  for (int x = t; x < w; x += nt) video::bspline_iir_line(plane + x, ldp, h);
+  __syncthreads();
+  for (int y = threadIdx.y; y < h; y += blockDim.y)
+    for (int x = threadIdx.x; x < w; x += blockDim.x) coef[std::int64_t(y) * w + x] = plane[y * ldp + x];
 }
 
-__global__ void prefilter_cols(float* __restrict__ coef, int h, int w) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= w) return;
-  float* col = coef + x;
-  for (int y = 0; y < h; ++y) col[std::int64_t(y) * w] *= (h > 1 ? 6.0f : 1.0f);
-  video::bspline_iir_line(col, w, h);
-}
+constexpr int kBx = 32, kBy = 8, kPx = 4;
 
-constexpr int kBx = 32, kBy = 8;
+template <class T>
+struct Vec4;
+template <>
+struct Vec4<std::uint8_t> {
+  using type = uchar4;
+};
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
 
 template <class T>
 __global__ void __launch_bounds__(kBx* kBy)
     interpolate(const float* __restrict__ coef, int h, int w, T* __restrict__ out, std::int64_t ld, int oh, int ow,
                 const BsplinePhases ph) {
-  const int ox = blockIdx.x * kBx + threadIdx.x, oy = blockIdx.y * kBy + threadIdx.y;
-  if (ox >= ow || oy >= oh) return;
-  const int ry = oy % ph.u, rx = ox % ph.u;
-  const int iy = oy / ph.u + ph.offset[ry], ix = ox / ph.u + ph.offset[rx];
-  int cx[4];
+  const int ox0 = (blockIdx.x * kBx + threadIdx.x) * kPx, oy = blockIdx.y * kBy + threadIdx.y;
+  if (ox0 >= ow || oy >= oh) return;
+  const int ry = oy % ph.u, iy = oy / ph.u + ph.offset[ry];
+  const float* rows[4];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) cx[k] = video::mirror_index(ix - 1 + k, w);
-  float s = 0.0f;
+  for (int j = 0; j < 4; ++j) rows[j] = coef + std::int64_t(video::mirror_index(iy - 1 + j, h)) * w;
+  // Phase and cell of ox0, then stepped: one division per thread.
+  int qx = ox0 / ph.u, rx = ox0 - qx * ph.u;
+  T v[kPx];
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const float* row = coef + std::int64_t(video::mirror_index(iy - 1 + j, h)) * w;
-    float t = 0.0f;
+  for (int p = 0; p < kPx; ++p) {
+    const int ix = qx + ph.offset[rx];
+    int cx[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) t = fmaf(ph.w[rx][k], __ldg(row + cx[k]), t);
-    s = fmaf(ph.w[ry][j], t, s);
+    for (int k = 0; k < 4; ++k) cx[k] = video::mirror_index(ix - 1 + k, w);
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float t = 0.0f;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) t = fmaf(ph.w[rx][k], __ldg(rows[j] + cx[k]), t);
+      s = fmaf(ph.w[ry][j], t, s);
+    }
+    v[p] = video::bspline_store<T>(s);
+    if (++rx == ph.u) rx = 0, ++qx;
   }
-  out[std::int64_t(oy) * ld + ox] = video::bspline_store<T>(s);
+  T* o = out + std::int64_t(oy) * ld + ox0;
+  using V = typename Vec4<T>::type;
+  if (ox0 + kPx <= ow && reinterpret_cast<std::uintptr_t>(o) % sizeof(V) == 0) {
+    *reinterpret_cast<V*>(o) = V{v[0], v[1], v[2], v[3]};
+  } else {
+#pragma unroll
+    for (int p = 0; p < kPx; ++p)
+      if (ox0 + p < ow) o[p] = v[p];
+  }
+}
+
+// Largest dynamic shared memory a block may opt into on the current device.
+int max_plane_bytes() {
+  int dev = 0, bytes = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "shared memory limit");
+  return bytes;
 }
 
 template <class T>
-void prefilter_impl(cudaStream_t stream, const T* in, std::int64_t ld, float* coef, int h, int w) {
-  if (h <= 0 || w <= 0) return;
-  prefilter_rows<<<(h + 63) / 64, 64, 0, stream>>>(in, ld, coef, h, w);
-  check(cudaGetLastError(), "bspline_prefilter rows launch");
-  prefilter_cols<<<(w + 63) / 64, 64, 0, stream>>>(coef, h, w);
-  check(cudaGetLastError(), "bspline_prefilter columns launch");
+bool prefilter_impl(cudaStream_t stream, const T* in, std::int64_t ld, float* coef, int h, int w) {
+  if (h <= 0 || w <= 0) return true;
+  const long long bytes = 4LL * h * plane_ld(w);
+  static const int limit = max_plane_bytes();
+  if (bytes > limit) return false;
+  if (bytes > 48 * 1024)
+    check(cudaFuncSetAttribute(prefilter_plane<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+          "bspline_prefilter shared memory");
+  const int bx = w < 32 ? 32 : 64;
+  prefilter_plane<T><<<1, dim3(bx, kPrefilterThreads / bx), std::size_t(bytes), stream>>>(in, ld, coef, h, w);
+  check(cudaGetLastError(), "bspline_prefilter launch");
+  return true;
 }
 
 template <class T>
@@ -69,18 +121,18 @@ void interpolate_impl(cudaStream_t stream, const float* coef, int h, int w, T* o
                       const BsplinePhases& ph) {
   const int oh = h * ph.u, ow = w * ph.u;
   if (oh <= 0 || ow <= 0) return;
-  const dim3 grid((ow + kBx - 1) / kBx, (oh + kBy - 1) / kBy);
+  const dim3 grid((ow + kBx * kPx - 1) / (kBx * kPx), (oh + kBy - 1) / kBy);
   interpolate<T><<<grid, dim3(kBx, kBy), 0, stream>>>(coef, h, w, out, ld, oh, ow, ph);
   check(cudaGetLastError(), "bspline_interpolate launch");
 }
 
 }  // namespace
 
-void bspline_prefilter(cudaStream_t s, const std::uint8_t* in, std::int64_t ld, float* coef, int h, int w) {
-  prefilter_impl(s, in, ld, coef, h, w);
+bool bspline_prefilter(cudaStream_t s, const std::uint8_t* in, std::int64_t ld, float* coef, int h, int w) {
+  return prefilter_impl(s, in, ld, coef, h, w);
 }
-void bspline_prefilter(cudaStream_t s, const float* in, std::int64_t ld, float* coef, int h, int w) {
-  prefilter_impl(s, in, ld, coef, h, w);
+bool bspline_prefilter(cudaStream_t s, const float* in, std::int64_t ld, float* coef, int h, int w) {
+  return prefilter_impl(s, in, ld, coef, h, w);
 }
 void bspline_interpolate(cudaStream_t s, const float* coef, int h, int w, std::uint8_t* out, std::int64_t ld,
                          const BsplinePhases& ph) {

@@ -1,7 +1,8 @@
 #pragma once
 // Dispatch of the B-spline kernels: portable Kokkos kernels by default; on
 // Kokkos::Cuda with uint8/float planes whose rows are contiguous, the native
-// CUDA kernels (backends/cuda/video/bspline_native.cu).
+// CUDA kernels (backends/cuda/video/bspline_native.cu; the prefilter for
+// planes that fit one block's shared memory).
 #include "tessera/config.hpp"
 #include "tessera/video/impl/bspline_kokkos.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
@@ -39,10 +40,10 @@ inline constexpr bool native_plane_v =
 template <class In, class Coef>
 struct BsplinePrefilterSpec<Kokkos::Cuda, In, Coef, std::enable_if_t<native_plane_v<In>>> {
   static void apply(const Kokkos::Cuda& exec, const In& in, const Coef& coef) {
-    if (rows_contiguous(in))
-      native_cuda::bspline_prefilter(exec.cuda_stream(), in.data(), std::int64_t(in.extent(1) < 2 ? in.extent(1) : in.stride(0)),
-                                     coef.data(), int(coef.extent(0)), int(coef.extent(1)));
-    else
+    if (!rows_contiguous(in) ||
+        !native_cuda::bspline_prefilter(exec.cuda_stream(), in.data(),
+                                        std::int64_t(in.extent(1) < 2 ? in.extent(1) : in.stride(0)), coef.data(),
+                                        int(coef.extent(0)), int(coef.extent(1))))
       bspline_prefilter_kokkos(exec, in, coef);
   }
 };
