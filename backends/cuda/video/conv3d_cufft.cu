@@ -28,14 +28,39 @@ long long smooth(long long n) {
   }
 }
 
-// Zero-padded copy of frames (T, H, W) into (frames, Ny, Nx); frames >= T.
-__global__ void pad_frames(const float* __restrict__ src, float* __restrict__ dst, int T, int H, int W, int frames,
-                           int Ny, int Nx) {
-  const long long n = (long long)frames * Ny * Nx;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    const int x = int(i % Nx), y = int((i / Nx) % Ny), t = int(i / ((long long)Nx * Ny));
-    dst[i] = (t < T && y < H && x < W) ? src[((long long)t * H + y) * W + x] : 0.f;
+// dst[t][y][x] for t < dframes, y < drows, x < dwidth: src[t][y][x] inside the box frames x rows x width (width <=
+// dwidth), 0 outside it; plane and row pitches in floats. One warp per destination row, so the only division is one
+// per row (32-bit); four loads in flight per thread.
+__global__ void copy_box(const float* __restrict__ src, long long s_plane, int s_pitch, int frames, int rows, int width,
+                         float* __restrict__ dst, long long d_plane, int d_pitch, int dframes, int drows, int dwidth) {
+  const unsigned row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= unsigned(dframes) * unsigned(drows)) return;
+  const unsigned t = row / unsigned(drows), y = row - t * unsigned(drows);
+  const int lane = int(threadIdx.x % 32);
+  float* d = dst + t * d_plane + (long long)y * d_pitch;
+  const int n = (int(t) < frames && int(y) < rows) ? width : 0;
+  const float* s = n ? src + t * s_plane + (long long)y * s_pitch : src;
+  for (int x0 = lane; x0 < dwidth; x0 += 128) {
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int x = x0 + 32 * j;
+      v[j] = x < n ? s[x] : 0.f;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int x = x0 + 32 * j;
+      if (x < dwidth) d[x] = v[j];
+    }
   }
+}
+
+void launch_copy_box(cudaStream_t stream, const float* src, long long s_plane, int s_pitch, int frames, int rows,
+                     int width, float* dst, long long d_plane, int d_pitch, int dframes, int drows, int dwidth) {
+  const long long n_rows = (long long)dframes * drows;
+  if (n_rows == 0) return;
+  copy_box<<<unsigned((n_rows + 7) / 8), 256, 0, stream>>>(src, s_plane, s_pitch, frames, rows, width, dst, d_plane,
+                                                           d_pitch, dframes, drows, dwidth);
 }
 
 __global__ void scale_copy(const cufftComplex* __restrict__ src, cufftComplex* __restrict__ dst, long long n, float s) {
@@ -50,28 +75,46 @@ __global__ void multiply(cufftComplex* __restrict__ c, const cufftComplex* __res
   }
 }
 
-// o[t][f] = sum_l c[t + k - 1 - l][f] * kh[l][f]: one thread per frequency, all output frames.
-__global__ void time_convolution(const cufftComplex* __restrict__ c, const cufftComplex* __restrict__ kh,
-                                 cufftComplex* __restrict__ o, long long plane, int k, int To) {
+// o[t][f] = sum_l c[t + k - 1 - l][f] * kh[l][f] (l ascending, as before): one thread per frequency, the outputs in
+// chunks of TC with their accumulators in registers. At tap l output t0 + i reads frame t0 + i + k - 1 - l, so the TC
+// inputs of a chunk are a window that moves down one frame per tap: each input frame and each kh[l] is loaded once
+// per chunk (k + TC - 1 and k loads instead of 2 k TC). Window slots of outputs past To (the last chunk) hold real
+// frames or zeros and their sums are dropped.
+template <int TC>
+__global__ void __launch_bounds__(256)
+    time_convolution(const cufftComplex* __restrict__ c, const cufftComplex* __restrict__ kh,
+                     cufftComplex* __restrict__ o, long long plane, int k, int T, int To) {
   const long long f = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (f >= plane) return;
-  for (int t = 0; t < To; ++t) {
-    float re = 0, im = 0;
-    for (int l = 0; l < k; ++l) {
-      const cufftComplex a = c[(t + k - 1 - l) * plane + f], b = kh[l * plane + f];
-      re += a.x * b.x - a.y * b.y;
-      im += a.x * b.y + a.y * b.x;
+  c += f;
+  kh += f;
+  o += f;
+  for (int t0 = 0; t0 < To; t0 += TC) {
+    cufftComplex w[TC], acc[TC];
+#pragma unroll
+    for (int i = 0; i < TC; ++i) {
+      const int j = t0 + i + k - 1;
+      w[i] = j < T ? c[j * plane] : make_cuComplex(0.f, 0.f);
+      acc[i] = make_cuComplex(0.f, 0.f);
     }
-    o[t * plane + f] = make_cuComplex(re, im);
-  }
-}
-
-__global__ void extract(const float* __restrict__ r, float* __restrict__ out, int To, int Ho, int Wo, int t_off, int off,
-                        int Ny, int Nx) {
-  const long long n = (long long)To * Ho * Wo;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    const int x = int(i % Wo), y = int((i / Wo) % Ho), t = int(i / ((long long)Wo * Ho));
-    out[i] = r[((long long)(t + t_off) * Ny + y + off) * Nx + x + off];
+#pragma unroll 3
+    for (int l = 0; l < k; ++l) {
+      const cufftComplex b = kh[l * plane];
+#pragma unroll
+      for (int i = 0; i < TC; ++i) {
+        const cufftComplex a = w[i];
+        acc[i].x += a.x * b.x - a.y * b.y;
+        acc[i].y += a.x * b.y + a.y * b.x;
+      }
+      if (l + 1 < k) {
+#pragma unroll
+        for (int i = TC - 1; i > 0; --i) w[i] = w[i - 1];
+        w[0] = c[(t0 + k - 2 - l) * plane];  // frame t0 + k - 1 - (l + 1), in range
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TC; ++i)
+      if (t0 + i < To) o[(t0 + i) * plane] = acc[i];
   }
 }
 
@@ -130,6 +173,9 @@ Conv3dCufft::Conv3dCufft(bool hybrid, const video::impl::Conv3dGeometry& g, cuda
   check(cudaMalloc(&s.c, s.spec_n * sizeof(cufftComplex)), "cudaMalloc");
   if (s.out_n) check(cudaMalloc(&s.o, s.out_n * sizeof(cufftComplex)), "cudaMalloc");
   check(cudaMalloc(&s.kh, s.kernel_n * sizeof(cufftComplex)), "cudaMalloc");
+  // The hybrid keeps r zero outside the data box (T x H x W at the origin of each plane) from here on: execute writes
+  // only that box, the forward transform (out of place) leaves r as it is, the inverse writes elsewhere.
+  check(cudaMemsetAsync(s.r, 0, s.real_n * sizeof(float), stream), "cudaMemsetAsync");
   if (!hybrid) {
     check(cufftPlan3d(&s.fwd, s.Nt, s.Ny, s.Nx, CUFFT_R2C), "plan");
     s.has_fwd = true;
@@ -155,11 +201,21 @@ std::size_t Conv3dCufft::workspace_bytes() const {
 
 void Conv3dCufft::set_kernel(const float* K) {
   auto& s = *s_;
-  const int k = s.g.k;
-  // The kernel at the origin of a zero volume, through the data's forward plan.
-  pad_frames<<<grid_for(s.real_n), 256, 0, s.stream>>>(K, s.r, k, k, k, s.frames, s.Ny, s.Nx);
+  const auto& g = s.g;
+  const int k = g.k, kr = k < s.Ny ? k : s.Ny, kc = k < s.Nx ? k : s.Nx;
+  const long long plane = (long long)s.Ny * s.Nx;
+  // The kernel at the origin of a zero volume, through the data's forward plan. The 3-D method's r holds the last
+  // inverse everywhere; the hybrid's is zero outside the data box, so clearing the box (and the kernel's) is enough.
+  if (s.hybrid)
+    launch_copy_box(s.stream, K, (long long)k * k, k, k, kr, kc, s.r, plane, s.Nx, s.frames, g.H > kr ? g.H : kr,
+                    g.W > kc ? g.W : kc);
+  else
+    launch_copy_box(s.stream, K, (long long)k * k, k, k, kr, kc, s.r, plane, s.Nx, s.frames, s.Ny, s.Nx);
   check(cudaGetLastError(), "pad kernel");
   check(cufftExecR2C(s.fwd, s.r, s.c), "forward");
+  // Hybrid: zero the kernel's box again (it may reach past the data box when H or W < k).
+  if (s.hybrid) launch_copy_box(s.stream, K, 0, 0, 0, 0, 0, s.r, plane, s.Nx, k, kr, kc);
+  check(cudaGetLastError(), "clear kernel");
   const float scale = float(1.0 / (double(s.Nt) * s.Ny * s.Nx));
   scale_copy<<<grid_for(s.kernel_n), 256, 0, s.stream>>>(s.c, s.kh, (long long)s.kernel_n, scale);
   check(cudaGetLastError(), "scale");
@@ -168,21 +224,33 @@ void Conv3dCufft::set_kernel(const float* K) {
 void Conv3dCufft::execute(const float* v, float* out) {
   auto& s = *s_;
   const auto& g = s.g;
-  pad_frames<<<grid_for(s.real_n), 256, 0, s.stream>>>(v, s.r, g.T, g.H, g.W, s.frames, s.Ny, s.Nx);
+  const long long plane = (long long)s.Ny * s.Nx, cplane = (long long)s.Ny * s.Nxc;
+  // Input rows of W floats into rows of Nx: the hybrid's padding is already zero (see the constructor), the 3-D
+  // method's inverse overwrote it, so it is written again (rows and columns past the frame, frames T .. Nt - 1).
+  if (s.hybrid)
+    launch_copy_box(s.stream, v, (long long)g.H * g.W, g.W, g.T, g.H, g.W, s.r, plane, s.Nx, g.T, g.H, g.W);
+  else
+    launch_copy_box(s.stream, v, (long long)g.H * g.W, g.W, g.T, g.H, g.W, s.r, plane, s.Nx, s.frames, s.Ny, s.Nx);
   check(cudaGetLastError(), "pad");
   check(cufftExecR2C(s.fwd, s.r, s.c), "forward");
-  const long long cplane = (long long)s.Ny * s.Nxc;
+  const float* result = s.r;  // the real volume the output frames are cut from
+  int t_off = g.k - 1;
   if (!s.hybrid) {
     multiply<<<grid_for(s.spec_n), 256, 0, s.stream>>>(s.c, s.kh, (long long)s.spec_n);
     check(cudaGetLastError(), "multiply");
     check(cufftExecC2R(s.inv, s.c, s.r), "inverse");
   } else {
-    time_convolution<<<unsigned((cplane + 255) / 256), 256, 0, s.stream>>>(s.c, s.kh, s.o, cplane, g.k, g.To);
+    time_convolution<4><<<unsigned((cplane + 255) / 256), 256, 0, s.stream>>>(s.c, s.kh, s.o, cplane, g.k, g.T, g.To);
     check(cudaGetLastError(), "time convolution");
-    check(cufftExecC2R(s.inv, s.o, s.r), "inverse");
+    // The input spectrum is dead once the t-convolution has read it: the To output frames (To Ny Nx floats, no more
+    // than its T Ny Nxc complex values) go there, so r keeps its zero padding and no buffer is added.
+    float* planes = reinterpret_cast<float*>(s.c);
+    check(cufftExecC2R(s.inv, s.o, planes), "inverse");
+    result = planes;
+    t_off = 0;
   }
-  extract<<<grid_for((long long)g.To * g.Ho * g.Wo), 256, 0, s.stream>>>(s.r, out, g.To, g.Ho, g.Wo,
-                                                                         s.hybrid ? 0 : g.k - 1, s.off, s.Ny, s.Nx);
+  launch_copy_box(s.stream, result + t_off * plane + (long long)s.off * s.Nx + s.off, plane, s.Nx, g.To, g.Ho, g.Wo,
+                  out, (long long)g.Ho * g.Wo, g.Wo, g.To, g.Ho, g.Wo);
   check(cudaGetLastError(), "extract");
 }
 
