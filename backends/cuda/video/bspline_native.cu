@@ -26,17 +26,33 @@ __global__ void __launch_bounds__(kPrefilterThreads)
     prefilter_plane(const T* __restrict__ in, std::int64_t ld, float* __restrict__ coef, int h, int w) {
   extern __shared__ float plane[];
   const int ldp = plane_ld(w);
-  const float gx = w > 1 ? 6.0f : 1.0f, gy = h > 1 ? 6.0f : 1.0f;  // both gains at once
-  for (int y = threadIdx.y; y < h; y += blockDim.y)
-    for (int x = threadIdx.x; x < w; x += blockDim.x) plane[y * ldp + x] = gx * gy * float(in[std::int64_t(y) * ld + x]);
-  const int t = threadIdx.y * blockDim.x + threadIdx.x, nt = blockDim.x * blockDim.y;
+  const float gain = (w > 1 ? 6.0f : 1.0f) * (h > 1 ? 6.0f : 1.0f);  // both passes' gains at once
+  const int t = threadIdx.x, nt = blockDim.x;
+  // Loads in batches issued together: one block reads the whole plane, so a
+  // load per loop trip would wait out the memory latency ~h w / nt times.
+  constexpr int kBatch = 8;
+  for (int base = t; base < h * w; base += kBatch * nt) {
+    float v[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = base + j * nt, y = i / w;
+      v[j] = i < h * w ? float(in[std::int64_t(y) * ld + (i - y * w)]) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = base + j * nt, y = i / w;
+      if (i < h * w) plane[y * ldp + (i - y * w)] = gain * v[j];
+    }
+  }
   __syncthreads();
   for (int y = t; y < h; y += nt) video::bspline_iir_line(plane + y * ldp, 1, w);
   __syncthreads();
   for (int x = t; x < w; x += nt) video::bspline_iir_line(plane + x, ldp, h);
   __syncthreads();
-  for (int y = threadIdx.y; y < h; y += blockDim.y)
-    for (int x = threadIdx.x; x < w; x += blockDim.x) coef[std::int64_t(y) * w + x] = plane[y * ldp + x];
+  for (int i = t; i < h * w; i += nt) {
+    const int y = i / w;
+    coef[i] = plane[y * ldp + (i - y * w)];
+  }
 }
 
 constexpr int kBx = 32, kBy = 8, kPx = 4;
@@ -107,11 +123,13 @@ bool prefilter_impl(cudaStream_t stream, const T* in, std::int64_t ld, float* co
   const long long bytes = 4LL * h * plane_ld(w);
   static const int limit = max_plane_bytes();
   if (bytes > limit) return false;
-  if (bytes > 48 * 1024)
-    check(cudaFuncSetAttribute(prefilter_plane<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+  static const bool opted_in = [&] {  // once: every plane that passed the test above fits
+    check(cudaFuncSetAttribute(prefilter_plane<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
           "bspline_prefilter shared memory");
-  const int bx = w < 32 ? 32 : 64;
-  prefilter_plane<T><<<1, dim3(bx, kPrefilterThreads / bx), std::size_t(bytes), stream>>>(in, ld, coef, h, w);
+    return true;
+  }();
+  (void)opted_in;
+  prefilter_plane<T><<<1, kPrefilterThreads, std::size_t(bytes), stream>>>(in, ld, coef, h, w);
   check(cudaGetLastError(), "bspline_prefilter launch");
   return true;
 }
