@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kBlock)
   std::uint32_t z;
   keys[i] = video::dibr_project(rig, x, y, __ldg(depth + i), tw, th, tx, ty, z)
                 ? (std::uint64_t(std::int64_t(ty) * tw + tx) << 32) | z
-                : video::kNoTarget;
+                : video::no_target_key(std::int64_t(th) * tw);
 }
 
 __global__ void clear(float* __restrict__ out, std::int64_t n) {
@@ -34,11 +34,12 @@ __global__ void clear(float* __restrict__ out, std::int64_t n) {
   if (i < n) out[i] = 0.0f;
 }
 
-__global__ void segment_min(const std::uint64_t* __restrict__ sorted, std::int64_t n, float* __restrict__ out) {
+__global__ void segment_min(const std::uint64_t* __restrict__ sorted, std::int64_t n, std::int64_t nt,
+                            float* __restrict__ out) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= n) return;
   const std::uint64_t k = sorted[i];
-  if (k == video::kNoTarget) return;
+  if (std::int64_t(k >> 32) >= nt) return;  // lands nowhere
   if (i > 0 && (sorted[i - 1] >> 32) == (k >> 32)) return;  // not the nearest of its pixel
   out[k >> 32] = video::depth_from_bits(std::uint32_t(k & 0xffffffffu));
 }
@@ -85,8 +86,7 @@ void dibr_sorted(cudaStream_t stream, const float* depth, int h, int w, std::uin
   if (ns == 0) return;
   make_keys<<<blocks(ns), kBlock, 0, stream>>>(depth, h, w, keys, th, tw, rig);
   check(cudaGetLastError(), "dibr_sorted keys launch");
-  // Bits 32 .. end_bit hold the target index (< nt); the dropped pixels' all-ones
-  // key still sorts last with the bits above end_bit left out.
+  // Bits 32 .. end_bit hold the target index (<= nt, nt for the dropped pixels).
   int index_bits = 1;
   while (index_bits < 31 && (std::int64_t(1) << index_bits) <= nt) ++index_bits;
   const int end_bit = 32 + index_bits;
@@ -96,7 +96,7 @@ void dibr_sorted(cudaStream_t stream, const float* depth, int h, int w, std::uin
   SortWorkspace& ws = sort_workspace(stream, ns, temp_bytes);
   check(cub::DeviceRadixSort::SortKeys(ws.temp, temp_bytes, keys, ws.keys, int(ns), 0, end_bit, stream),
         "dibr_sorted SortKeys");
-  segment_min<<<blocks(ns), kBlock, 0, stream>>>(ws.keys, ns, out);
+  segment_min<<<blocks(ns), kBlock, 0, stream>>>(ws.keys, ns, nt, out);
   check(cudaGetLastError(), "dibr_sorted segment_min launch");
 }
 

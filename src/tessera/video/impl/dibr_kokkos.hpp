@@ -53,7 +53,7 @@ void dibr_sorted_kokkos(const ExecSpace& exec, const Depth& depth, const Keys& k
         std::uint32_t z;
         keys(i) = dibr_project(rig, x, y, float(depth(y, x)), tw, th, tx, ty, z)
                       ? (std::uint64_t(std::int64_t(ty) * tw + tx) << 32) | z
-                      : kNoTarget;
+                      : no_target_key(std::int64_t(th) * tw);
       });
   Kokkos::parallel_for(
       "tessera::video::dibr_clear", Range2(exec, {0, 0}, {th, tw}),
@@ -64,7 +64,7 @@ void dibr_sorted_kokkos(const ExecSpace& exec, const Depth& depth, const Keys& k
   Kokkos::parallel_for(
       "tessera::video::dibr_segment_min", Range(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::uint64_t k = keys(i);
-        if (k == kNoTarget) return;
+        if (std::int64_t(k >> 32) >= std::int64_t(th) * tw) return;  // lands nowhere
         if (i > 0 && (keys(i - 1) >> 32) == (k >> 32)) return;  // not the first (nearest) of its pixel
         const std::int64_t t = std::int64_t(k >> 32);
         const int ty = int(t / tw), tx = int(t - std::int64_t(ty) * tw);

@@ -22,7 +22,12 @@ struct CameraRig {
 };
 
 inline constexpr std::uint32_t kDepthUnknownBits = 0x7f800000u;  // +inf: the empty z-buffer
-inline constexpr std::uint64_t kNoTarget = ~std::uint64_t(0);
+// Sort key of a source pixel that lands nowhere: the index one past the last
+// target pixel, so it sorts last and keeps the keys' range (and the sort's
+// bins) to the target's size.
+KOKKOS_INLINE_FUNCTION std::uint64_t no_target_key(std::int64_t target_pixels) {
+  return std::uint64_t(target_pixels) << 32;
+}
 
 // Back-projects source pixel (x, y) at depth d, transforms and projects it;
 // true with the target pixel (tx, ty) (rounded to nearest) and the bits of
