@@ -4,8 +4,7 @@
 // single launch; the dependent steps wait on shared memory, and global memory
 // is read and written once, coalesced. Evaluation: the 4x4 sum with four
 // adjacent output pixels per thread (one vector store), the phase weights in
-// the kernel's parameters (constant bank), the coefficients through the
-// read-only cache.
+// shared memory, the coefficients through the read-only cache.
 #include "tessera/video/bspline_native_cuda.hpp"
 
 #include "common/reduce_workspace.cuh"
@@ -72,9 +71,17 @@ template <class T>
 __global__ void __launch_bounds__(kBx* kBy)
     interpolate(const float* __restrict__ coef, int h, int w, T* __restrict__ out, std::int64_t ld, int oh, int ow,
                 const BsplinePhases ph) {
+  // The phase tables in shared memory: a warp's lanes read up to u different
+  // phases, which the constant bank would serialise.
+  __shared__ float wts[video::kMaxBsplineScale][4];
+  __shared__ int offs[video::kMaxBsplineScale];
+  const int tid = threadIdx.y * kBx + threadIdx.x;
+  if (tid < 4 * ph.u) wts[tid / 4][tid % 4] = ph.w[tid / 4][tid % 4];
+  if (tid < ph.u) offs[tid] = ph.offset[tid];
+  __syncthreads();
   const int ox0 = (blockIdx.x * kBx + threadIdx.x) * kPx, oy = blockIdx.y * kBy + threadIdx.y;
   if (ox0 >= ow || oy >= oh) return;
-  const int ry = oy % ph.u, iy = oy / ph.u + ph.offset[ry];
+  const int ry = oy % ph.u, iy = oy / ph.u + offs[ry];
   const float* rows[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) rows[j] = coef + std::int64_t(video::mirror_index(iy - 1 + j, h)) * w;
@@ -83,7 +90,7 @@ __global__ void __launch_bounds__(kBx* kBy)
   T v[kPx];
 #pragma unroll
   for (int p = 0; p < kPx; ++p) {
-    const int ix = qx + ph.offset[rx];
+    const int ix = qx + offs[rx];
     int cx[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) cx[k] = video::mirror_index(ix - 1 + k, w);
@@ -92,8 +99,8 @@ __global__ void __launch_bounds__(kBx* kBy)
     for (int j = 0; j < 4; ++j) {
       float t = 0.0f;
 #pragma unroll
-      for (int k = 0; k < 4; ++k) t = fmaf(ph.w[rx][k], __ldg(rows[j] + cx[k]), t);
-      s = fmaf(ph.w[ry][j], t, s);
+      for (int k = 0; k < 4; ++k) t = fmaf(wts[rx][k], __ldg(rows[j] + cx[k]), t);
+      s = fmaf(wts[ry][j], t, s);
     }
     v[p] = video::bspline_store<T>(s);
     if (++rx == ph.u) rx = 0, ++qx;

@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kBlock)
   std::uint32_t z;
   keys[i] = video::dibr_project(rig, x, y, __ldg(depth + i), tw, th, tx, ty, z)
                 ? (std::uint64_t(std::int64_t(ty) * tw + tx) << 32) | z
-                : video::no_target_key(std::int64_t(th) * tw);
+                : video::no_target_key(std::int64_t(th) * tw, i);
 }
 
 __global__ void clear(float* __restrict__ out, std::int64_t n) {
@@ -86,9 +86,9 @@ void dibr_sorted(cudaStream_t stream, const float* depth, int h, int w, std::uin
   if (ns == 0) return;
   make_keys<<<blocks(ns), kBlock, 0, stream>>>(depth, h, w, keys, th, tw, rig);
   check(cudaGetLastError(), "dibr_sorted keys launch");
-  // Bits 32 .. end_bit hold the target index (<= nt, nt for the dropped pixels).
+  // Bits 32 .. end_bit hold the target index (< nt, nt + i for a dropped pixel i).
   int index_bits = 1;
-  while (index_bits < 31 && (std::int64_t(1) << index_bits) <= nt) ++index_bits;
+  while (index_bits < 32 && (std::int64_t(1) << index_bits) <= nt + ns) ++index_bits;
   const int end_bit = 32 + index_bits;
   std::size_t temp_bytes = 0;
   check(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys, keys, int(ns), 0, end_bit, stream),

@@ -53,7 +53,7 @@ void dibr_sorted_kokkos(const ExecSpace& exec, const Depth& depth, const Keys& k
         std::uint32_t z;
         keys(i) = dibr_project(rig, x, y, float(depth(y, x)), tw, th, tx, ty, z)
                       ? (std::uint64_t(std::int64_t(ty) * tw + tx) << 32) | z
-                      : no_target_key(std::int64_t(th) * tw);
+                      : no_target_key(std::int64_t(th) * tw, i);
       });
   Kokkos::parallel_for(
       "tessera::video::dibr_clear", Range2(exec, {0, 0}, {th, tw}),

@@ -22,11 +22,12 @@ struct CameraRig {
 };
 
 inline constexpr std::uint32_t kDepthUnknownBits = 0x7f800000u;  // +inf: the empty z-buffer
-// Sort key of a source pixel that lands nowhere: the index one past the last
-// target pixel, so it sorts last and keeps the keys' range (and the sort's
-// bins) to the target's size.
-KOKKOS_INLINE_FUNCTION std::uint64_t no_target_key(std::int64_t target_pixels) {
-  return std::uint64_t(target_pixels) << 32;
+// Sort key of source pixel i when it lands nowhere: a slot past the last
+// target pixel of its own, so it sorts after every target and the keys stay
+// distinct and spread out (Kokkos 3's sort bins keys by value and bubble-sorts
+// within a bin: equal keys, or all of them in one bin, would cost O(n^2)).
+KOKKOS_INLINE_FUNCTION std::uint64_t no_target_key(std::int64_t target_pixels, std::int64_t i) {
+  return std::uint64_t(target_pixels + i) << 32;
 }
 
 // Back-projects source pixel (x, y) at depth d, transforms and projects it;
