@@ -121,15 +121,8 @@ void bspline_interpolate_kokkos(const ExecSpace& exec, const Coef& coef, const O
   // Output row by team, columns by thread: no 64-bit division per pixel.
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
-  // The phase weights in team scratch: on GPUs a warp's lanes read up to u
-  // different phases, which constant memory would serialise.
-  constexpr std::size_t bytes = sizeof(float) * 4 * kMaxBsplineScale;
   Kokkos::parallel_for(
-      "tessera::video::bspline_interpolate",
-      Policy(exec, oh, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)), KOKKOS_LAMBDA(const Member& team) {
-        float* wts = static_cast<float*>(team.team_scratch(0).get_shmem(bytes));
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 4 * ph.u), [&](const int i) { wts[i] = ph.w[i / 4][i % 4]; });
-        team.team_barrier();
+      "tessera::video::bspline_interpolate", Policy(exec, oh, Kokkos::AUTO), KOKKOS_LAMBDA(const Member& team) {
         const int oy = team.league_rank();
         const int ry = oy % ph.u, iy = oy / ph.u + ph.offset[ry];
         const float* rows[4];
@@ -141,8 +134,8 @@ void bspline_interpolate_kokkos(const ExecSpace& exec, const Coef& coef, const O
           float s = 0.0f;
           for (int j = 0; j < 4; ++j) {
             float t = 0.0f;
-            for (int k = 0; k < 4; ++k) t += wts[4 * rx + k] * rows[j][cx[k]];
-            s += wts[4 * ry + j] * t;
+            for (int k = 0; k < 4; ++k) t += ph.w[rx][k] * rows[j][cx[k]];
+            s += ph.w[ry][j] * t;
           }
           out(oy, ox) = bspline_store<T>(s);
         });
