@@ -55,6 +55,12 @@ class Conv3dFftw {
   long long ny() const;
   long long nx() const;
   std::size_t workspace_bytes() const;  // buffers and the kernel spectrum
+  // Whether FFTW_MEASURE's plans run (with measure, they are timed against
+  // FFTW_ESTIMATE's once and the faster pair is kept).
+  bool measured_plan() const;
+  // Median seconds of the forward and inverse transforms alone (FFTW's own
+  // share of execute()), over `repeats` runs after one warm-up.
+  double transforms_seconds(int repeats);
 
  private:
   struct State;

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <iomanip>
 #include <memory>
 #include <sstream>
 #include <type_traits>
@@ -711,8 +712,11 @@ class Conv3dKernel final : public VideoKernel {
       const auto stats = time_repeats(Kokkos::DefaultHostExecutionSpace(), rs.warmup, rs.repeats,
                                       [&] { plan.execute(V_.data(), out.data()); });
       std::ostringstream note;
+      const double transforms = plan.transforms_seconds(std::max(rs.repeats, 1));
       note << "transform " << plan.nt() << "x" << plan.ny() << "x" << plan.nx() << ", FFTW_MEASURE planning "
-           << ms(planning) << ", kernel spectrum " << ms(spectrum);
+           << ms(planning) << (plan.measured_plan() ? "" : " (FFTW_ESTIMATE's plans kept: faster)")
+           << ", kernel spectrum " << ms(spectrum) << ", transforms alone " << ms(transforms) << " ("
+           << std::setprecision(3) << stats.median / transforms << "x)";
       rows.push_back(result(c, stats, out.data(), kFftTolerance, note.str()));
     }
     return rows;
