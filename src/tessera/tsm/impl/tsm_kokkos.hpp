@@ -17,7 +17,10 @@
 //   beta = 0 never reads C.
 // TSMM  B = alpha A C + beta B  (A K x M, C M x N, B K x N):
 //   alpha C is staged in team scratch; a group of threads per row computes
-//   interleaved outputs of that row, two rows at a time.
+//   interleaved outputs of that row, two rows at a time. On GPUs row pairs
+//   are interleaved over the league; on CPUs each team owns a contiguous
+//   range (interleaved pairs of short rows put several threads' stores in
+//   one cache line).
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -84,6 +87,13 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 }
 
 // Launch shape shared by the host and the functors.
+template <class ExecSpace>
+inline constexpr bool is_gpu_space_v =
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::is_same_v<ExecSpace, Kokkos::Cuda> ||
+#endif
+    false;
+
 struct TsmttsmShape {
   int M, N;
   int MT, NT;  // tiles along M and N (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT)
@@ -140,6 +150,26 @@ struct TsmttsmTeam {
     }
   }
 
+  // CPUs, C smaller than half a register tile (the tile would be mostly
+  // guards and zero FMAs): element by element over a block of rows (in L1
+  // after the first element), four independent partial sums; one scratch
+  // update per element and block.
+  KOKKOS_INLINE_FUNCTION void narrow(const Scratch& part, Index l, Index L) const {
+    for (Index b = l; b < s.blocks; b += L) {
+      const Index k0 = b * s.block_rows;
+      const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
+      for (int m = 0; m < s.M; ++m)
+        for (int n = 0; n < s.N; ++n) {
+          T acc[4] = {T(0), T(0), T(0), T(0)};
+          Index k = k0;
+          for (; k + 4 <= k1; k += 4)
+            for (int i = 0; i < 4; ++i) acc[i] += conj_if<Conj>(A(k + i, m)) * B(k + i, n);
+          for (; k < k1; ++k) acc[0] += conj_if<Conj>(A(k, m)) * B(k, n);
+          part(m * s.N + n) += (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int r = team.team_rank(), ts = team.team_size();
     const Index l = team.league_rank(), L = team.league_size();
@@ -148,6 +178,15 @@ struct TsmttsmTeam {
     for (int e = r; e < MN; e += ts) part(e) = T(0);
     team.team_barrier();
 
+    if constexpr (!is_gpu_space_v<ExecSpace>) {
+      if (s.M * s.N < kTileM * kTileN / 2) {
+        narrow(part, l, L);
+        team.team_barrier();
+        if (l < s.blocks)
+          for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
+        return;
+      }
+    }
     if (s.passes == 1) {
       // One tile per thread, kept in registers over all of the team's rows.
       const int tile = r % s.tiles, g = r / s.tiles;
@@ -199,13 +238,6 @@ struct TsmttsmTeam {
       for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
   }
 };
-
-template <class ExecSpace>
-inline constexpr bool is_gpu_space_v =
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::is_same_v<ExecSpace, Kokkos::Cuda> ||
-#endif
-    false;
 
 template <class ExecSpace>
 int scratch_level_for(std::size_t bytes) {
@@ -267,6 +299,9 @@ struct TsmmShape {
   int groups;  // rows groups per team
   int chunks;  // output chunks of kTsmmOut tpr columns each thread walks through
   Index K;
+  Index span;  // > 0: each team takes `span` contiguous row pairs (CPUs: no two
+               // threads write one cache line); 0: pairs interleaved over the
+               // league (GPUs: neighbouring groups, neighbouring rows)
 };
 
 template <class ExecSpace, class ViewA, class ViewC, class ViewB>
@@ -290,6 +325,29 @@ struct TsmmTeam {
       B(k, n) = v + beta * B(k, n);
   }
 
+  // CPUs, N < kTsmmOut (the chunks would be mostly guards): blocks of
+  // kRows rows, one output column at a time, kRows independent product chains.
+  KOKKOS_INLINE_FUNCTION void narrow_rows(const Scratch& c, Index first, Index last) const {
+    constexpr int kRows = 8;
+    Index k = first;
+    for (; k + kRows <= last; k += kRows)
+      for (int n = 0; n < s.N; ++n) {
+        T acc[kRows];
+        for (int i = 0; i < kRows; ++i) acc[i] = T(0);
+        for (int m = 0; m < s.M; ++m) {
+          const T cv = c(m * s.N + n);
+          for (int i = 0; i < kRows; ++i) acc[i] += A(k + i, m) * cv;
+        }
+        for (int i = 0; i < kRows; ++i) store(k + i, n, acc[i]);
+      }
+    for (; k < last; ++k)
+      for (int n = 0; n < s.N; ++n) {
+        T acc = T(0);
+        for (int m = 0; m < s.M; ++m) acc += A(k, m) * c(m * s.N + n);
+        store(k, n, acc);
+      }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int r = team.team_rank(), ts = team.team_size();
     const Index l = team.league_rank(), L = team.league_size();
@@ -299,8 +357,17 @@ struct TsmmTeam {
     team.team_barrier();
     const int lane = r % s.tpr, g = r / s.tpr;
     if (g >= s.groups) return;
-    const Index step = 2 * L * s.groups;
-    for (Index k = 2 * (l * s.groups + g); k < s.K; k += step) {
+    Index first = 2 * (l * s.groups + g), last = s.K, step = 2 * L * s.groups;
+    if (s.span > 0) {
+      first = 2 * l * s.span;
+      last = first + 2 * s.span < s.K ? first + 2 * s.span : s.K;
+      step = 2;
+    }
+    if (s.span > 0 && s.N < kTsmmOut) {
+      narrow_rows(c, first, last);
+      return;
+    }
+    for (Index k = first; k < last; k += step) {
       const bool two = k + 1 < s.K;
       for (int ch = 0; ch < s.chunks; ++ch) {
         T acc0[kTsmmOut], acc1[kTsmmOut];
@@ -357,6 +424,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   const Index needed = (pairs + s.groups - 1) / s.groups;
   const Index slots = Index(exec.concurrency()) / team;
   const Index league = needed < slots ? needed : (slots > 0 ? slots : 1);
+  s.span = is_gpu_space_v<ExecSpace> ? 0 : (pairs + league - 1) / league;
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
   Kokkos::parallel_for("tessera::tsm::tsmm",
