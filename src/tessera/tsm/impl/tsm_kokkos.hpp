@@ -348,6 +348,40 @@ struct TsmmTeam {
       }
   }
 
+  // Outputs n0 .. n0 + W - 1 of rows k and k + 1 (when two), no guards: the
+  // j loops vectorise.
+  template <int W>
+  KOKKOS_INLINE_FUNCTION void row_pair_chunk(const Scratch& c, Index k, bool two, int n0) const {
+    T acc0[W], acc1[W];
+    for (int j = 0; j < W; ++j) acc0[j] = acc1[j] = T(0);
+    for (int m = 0; m < s.M; ++m) {
+      const T a0 = A(k, m), a1 = two ? A(k + 1, m) : T(0);
+      const T* cm = c.data() + m * s.N + n0;
+      for (int j = 0; j < W; ++j) {
+        acc0[j] += a0 * cm[j];
+        acc1[j] += a1 * cm[j];
+      }
+    }
+    for (int j = 0; j < W; ++j) {
+      store(k, n0 + j, acc0[j]);
+      if (two) store(k + 1, n0 + j, acc1[j]);
+    }
+  }
+
+  // CPUs, N >= kTsmmOut: two rows at a time, outputs in chunks of 8, 4, 1.
+  KOKKOS_INLINE_FUNCTION void wide_rows(const Scratch& c, Index first, Index last) const {
+    for (Index k = first; k < last; k += 2) {
+      const bool two = k + 1 < last;
+      int n0 = 0;
+      for (; n0 + 8 <= s.N; n0 += 8) row_pair_chunk<8>(c, k, two, n0);
+      if (n0 + 4 <= s.N) {
+        row_pair_chunk<4>(c, k, two, n0);
+        n0 += 4;
+      }
+      for (; n0 < s.N; ++n0) row_pair_chunk<1>(c, k, two, n0);
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int r = team.team_rank(), ts = team.team_size();
     const Index l = team.league_rank(), L = team.league_size();
@@ -363,8 +397,11 @@ struct TsmmTeam {
       last = first + 2 * s.span < s.K ? first + 2 * s.span : s.K;
       step = 2;
     }
-    if (s.span > 0 && s.N < kTsmmOut) {
-      narrow_rows(c, first, last);
+    if (s.span > 0) {
+      if (s.N < kTsmmOut)
+        narrow_rows(c, first, last);
+      else
+        wide_rows(c, first, last);
       return;
     }
     for (Index k = first; k < last; k += step) {
