@@ -101,6 +101,8 @@ struct TsmttsmShape {
   int groups;  // row groups per team (team size / tiles when that is >= 1)
   int passes;  // tiles per thread (> 1 only when the team is smaller than the tile count)
   Index K, block_rows, blocks;
+  bool contiguous;  // each team takes a contiguous range of blocks (CPUs: one
+                    // prefetch stream per thread), else blocks l, l + L, ... (GPUs)
 };
 
 template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj>
@@ -150,12 +152,22 @@ struct TsmttsmTeam {
     }
   }
 
+  // The team's blocks of rows: first, end, step.
+  KOKKOS_INLINE_FUNCTION Index per_team(Index L) const { return (s.blocks + L - 1) / L; }
+  KOKKOS_INLINE_FUNCTION Index first_block(Index l, Index L) const { return s.contiguous ? l * per_team(L) : l; }
+  KOKKOS_INLINE_FUNCTION Index end_block(Index l, Index L) const {
+    if (!s.contiguous) return s.blocks;
+    const Index e = (l + 1) * per_team(L);
+    return e < s.blocks ? e : s.blocks;
+  }
+  KOKKOS_INLINE_FUNCTION Index block_step(Index L) const { return s.contiguous ? 1 : L; }
+
   // CPUs, C smaller than half a register tile (the tile would be mostly
   // guards and zero FMAs): element by element over a block of rows (in L1
   // after the first element), four independent partial sums; one scratch
   // update per element and block.
   KOKKOS_INLINE_FUNCTION void narrow(const Scratch& part, Index l, Index L) const {
-    for (Index b = l; b < s.blocks; b += L) {
+    for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
       const Index k0 = b * s.block_rows;
       const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
       for (int m = 0; m < s.M; ++m)
@@ -182,7 +194,7 @@ struct TsmttsmTeam {
       if (s.M * s.N < kTileM * kTileN / 2) {
         narrow(part, l, L);
         team.team_barrier();
-        if (l < s.blocks)
+        if (first_block(l, L) < s.blocks)
           for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
         return;
       }
@@ -195,7 +207,7 @@ struct TsmttsmTeam {
         T acc[kTileM][kTileN];
         for (int tm = 0; tm < kTileM; ++tm)
           for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] = T(0);
-        for (Index b = l; b < s.blocks; b += L) {
+        for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
           const Index k1 = (b + 1) * s.block_rows < s.K ? (b + 1) * s.block_rows : s.K;
           rows(acc, mi, ni, b * s.block_rows + g, k1, s.groups);
         }
@@ -214,7 +226,7 @@ struct TsmttsmTeam {
       // Fewer threads than tiles (host teams of one thread): rank-2 updates
       // of the team's partial C, kept in scratch (L1), by rows of C, two rows
       // of A and B at a time; the loop over n is contiguous and vectorises.
-      for (Index b = l; b < s.blocks; b += L) {
+      for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
         const Index k0 = b * s.block_rows;
         const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
         Index k = k0;
@@ -234,7 +246,7 @@ struct TsmttsmTeam {
     }
     team.team_barrier();
     // One atomic per element of C per team.
-    if (l < s.blocks)
+    if (first_block(l, L) < s.blocks)
       for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
   }
 };
@@ -272,6 +284,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
     s.block_rows = 256;
   }
   s.blocks = (K + s.block_rows - 1) / s.block_rows;
+  s.contiguous = !is_gpu_space_v<ExecSpace>;
   const Index slots = Index(exec.concurrency()) / team;
   const Index league = s.blocks < slots ? s.blocks : (slots > 0 ? slots : 1);
 
