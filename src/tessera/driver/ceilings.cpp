@@ -53,7 +53,7 @@ double portable_peak(std::int64_t items, double target) {
   Kokkos::View<T*, typename ExecSpace::memory_space> out("tessera::fma_peak", items);
   return peak_gflops(exec, target, [&](int steps) {
     fma_peak_kernel(exec, out, steps);
-    return FmaPeakWork<T>().flops(items, steps);
+    return FmaPeakWork<T, ExecSpace>().flops(items, steps);
   });
 }
 
