@@ -56,8 +56,10 @@ class Conv3dFftw {
   long long nx() const;
   std::size_t workspace_bytes() const;  // buffers and the kernel spectrum
   // Whether FFTW_MEASURE's plans run (with measure, they are timed against
-  // FFTW_ESTIMATE's once and the faster pair is kept).
+  // FFTW_ESTIMATE's on all, half and a quarter of the threads and the
+  // fastest pair is kept), and on how many threads the kept plans run.
   bool measured_plan() const;
+  int threads() const;
   // Median seconds of the forward and inverse transforms alone (FFTW's own
   // share of execute()), over `repeats` runs after one warm-up.
   double transforms_seconds(int repeats);

@@ -714,7 +714,8 @@ class Conv3dKernel final : public VideoKernel {
       std::ostringstream note;
       const double transforms = plan.transforms_seconds(std::max(rs.repeats, 1));
       note << "transform " << plan.nt() << "x" << plan.ny() << "x" << plan.nx() << ", FFTW_MEASURE planning "
-           << ms(planning) << (plan.measured_plan() ? "" : " (FFTW_ESTIMATE's plans kept: faster)")
+           << ms(planning) << (plan.measured_plan() ? "" : " (FFTW_ESTIMATE's plans kept: faster)") << ", "
+           << plan.threads() << " threads"
            << ", kernel spectrum " << ms(spectrum) << ", transforms alone " << ms(transforms) << " ("
            << std::setprecision(3) << stats.median / transforms << "x)";
       rows.push_back(result(c, stats, out.data(), kFftTolerance, note.str()));
