@@ -14,7 +14,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace tessera::video::impl {
 
@@ -177,12 +180,120 @@ inline std::size_t conv3d_register_scratch_bytes(int k) {
          conv3d_scratch_slack;
 }
 
+#if !defined(__CUDA_ARCH__)
+// Host register block: R output rows by X outputs along x of one frame, all
+// k^3 taps. Each X-wide input vector feeds up to R rows' multiply-adds. The
+// lanes are GCC vector types: written as plain loops inside the Kokkos
+// lambda, g++ either kept the accumulators in memory or did not vectorise.
+// v: input (t0, y0 + s, x0 + s); kf: k^3 taps (l, j, m) contiguous;
+// out: output (t0, y0, x0); strides in floats.
+template <int R, int X>
+[[gnu::noinline]] void conv3d_register_host_block(const float* v, std::ptrdiff_t vplane, std::ptrdiff_t vrow,
+                                                  const float* kf, int k, float* out, std::ptrdiff_t orow, int rows,
+                                                  int cols) {
+  typedef float lanes __attribute__((vector_size(16)));
+  constexpr int V = X / 4;
+  static_assert(X % 4 == 0, "X: whole 4-float vectors");
+  lanes acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int u = 0; u < V; ++u) acc[r][u] = lanes{0, 0, 0, 0};
+  for (int l = 0; l < k; ++l)
+    for (int q = 0; q < k + R - 1; ++q) {
+      const float* in = v + l * vplane + q * vrow;
+      for (int m = 0; m < k; ++m) {
+        lanes x[V];
+        std::memcpy(x, in + m, sizeof(x));  // unaligned loads
+        // R is a constant: the r loop unrolls and acc stays in registers.
+        for (int r = 0; r < R; ++r) {
+          const int j = q - r;
+          if (j < 0 || j >= k) continue;
+          const float w = kf[(l * k + j) * k + m];
+          for (int u = 0; u < V; ++u) acc[r][u] += w * x[u];
+        }
+      }
+    }
+  for (int r = 0; r < rows; ++r) {
+    if (cols == X) {
+      std::memcpy(out + r * orow, acc[r], sizeof(acc[r]));
+    } else {
+      float row[X];
+      std::memcpy(row, acc[r], sizeof(row));
+      for (int i = 0; i < cols; ++i) out[r * orow + i] = row[i];
+    }
+  }
+}
+#endif
+
+// Host spaces: blocks of conv3d_host_rows x conv3d_host_x outputs through
+// the vectorised block above; a block whose input window leaves the frame
+// (zero padding) reads a zero-padded copy of that window first.
+inline constexpr int conv3d_host_rows = 4;
+inline constexpr int conv3d_host_x = 8;
+inline constexpr int conv3d_host_max_k = 15;  // the padded copy's size; larger k: scalar loop
+
+template <class ExecSpace, class VView, class KView, class OView>
+void conv3d_register_host(const ExecSpace& exec, const VView& v, const KView& kf, const OView& out,
+                          const Conv3dGeometry& g) {
+  constexpr int R = conv3d_host_rows, X = conv3d_host_x;
+  const int k = g.k, H = g.H, W = g.W, Ho = g.Ho, Wo = g.Wo, s = g.shift;
+  const int nx = (Wo + X - 1) / X, ny = (Ho + R - 1) / R;
+  const Index n = Index(g.To) * ny * nx;
+  // The taps contiguous (l, j, m), whatever kf's layout.
+  Kokkos::View<float***, Kokkos::LayoutRight, typename ExecSpace::memory_space> taps("tessera::conv3d_taps", k, k, k);
+  Kokkos::deep_copy(exec, taps, kf);
+  const bool unit_stride = v.stride(2) == 1 && out.stride(2) == 1;
+  Kokkos::parallel_for(
+      "tessera::video::conv3d_register_host", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Index>>(exec, 0, n),
+      KOKKOS_LAMBDA(const Index b) {
+        const int x0 = int(b % nx) * X, y0 = int((b / nx) % ny) * R, t0 = int(b / (Index(nx) * ny));
+        const int rows = Ho - y0 < R ? Ho - y0 : R;
+#if !defined(__CUDA_ARCH__)
+        const bool inside = y0 + s >= 0 && y0 + s + R + k - 2 < H && x0 + s >= 0 && x0 + s + X + k - 2 < W;
+        const int cols = Wo - x0 < X ? Wo - x0 : X;
+        if (unit_stride && inside) {
+          conv3d_register_host_block<R, X>(&v(t0, y0 + s, x0 + s), std::ptrdiff_t(v.stride(0)),
+                                           std::ptrdiff_t(v.stride(1)), taps.data(), k, &out(t0, y0, x0),
+                                           std::ptrdiff_t(out.stride(1)), rows, cols);
+          return;
+        }
+        if (unit_stride && k <= conv3d_host_max_k) {
+          constexpr int kMaxY = R + conv3d_host_max_k - 1, kMaxX = X + conv3d_host_max_k - 1;
+          float window[conv3d_host_max_k * kMaxY * kMaxX];
+          const int ey = R + k - 1, ex = X + k - 1;
+          for (int l = 0; l < k; ++l)
+            for (int q = 0; q < ey; ++q)
+              for (int a = 0; a < ex; ++a)
+                window[(l * ey + q) * ex + a] = conv3d_load(v, t0 + l, y0 + s + q, x0 + s + a, H, W);
+          conv3d_register_host_block<R, X>(window, std::ptrdiff_t(ey) * ex, ex, taps.data(), k, &out(t0, y0, x0),
+                                           std::ptrdiff_t(out.stride(1)), rows, cols);
+          return;
+        }
+#endif
+        for (int r = 0; r < rows; ++r)
+          for (int x = x0; x < x0 + X && x < Wo; ++x) {
+            const int y = y0 + r;
+            float acc = 0;
+            for (int l = 0; l < k; ++l)
+              for (int j = 0; j < k; ++j)
+                for (int m = 0; m < k; ++m) acc += taps(l, j, m) * conv3d_load(v, t0 + l, y + s + j, x + s + m, H, W);
+            out(t0, y, x) = acc;
+          }
+      });
+}
+
 // Register-blocked direct kernel: for each kernel plane l the team loads one
 // (16+k-1) x (32+k-1) input plane; each thread slides down its column, so
 // one scratch load feeds up to R = 4 FMAs (one per output row it holds).
 template <class ExecSpace, class VView, class KView, class OView>
 void conv3d_register_kokkos(const ExecSpace& exec, const VView& v, const KView& kf, const OView& out,
                             const Conv3dGeometry& g) {
+  if constexpr (!is_device_space_v<ExecSpace>) {
+    if constexpr (std::is_same_v<typename VView::non_const_value_type, float> &&
+                  std::is_same_v<typename OView::non_const_value_type, float>) {
+      conv3d_register_host(exec, v, kf, out, g);
+      return;
+    }
+  }
   constexpr int tx = conv3d_rb_tile_x, ty = conv3d_rb_tile_y, R = conv3d_rb_rows;
   constexpr int threads = tx * (ty / R);
   const int k = g.k, H = g.H, W = g.W, To = g.To, Ho = g.Ho, Wo = g.Wo, s = g.shift;
