@@ -21,6 +21,8 @@
 //   are interleaved over the league; on CPUs each team owns a contiguous
 //   range (interleaved pairs of short rows put several threads' stores in
 //   one cache line).
+#include "tessera/core/exec_space.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -87,13 +89,6 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 }
 
 // Launch shape shared by the host and the functors.
-template <class ExecSpace>
-inline constexpr bool is_gpu_space_v =
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::is_same_v<ExecSpace, Kokkos::Cuda> ||
-#endif
-    false;
-
 struct TsmttsmShape {
   int M, N;
   int MT, NT;  // tiles along M and N (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT)
@@ -190,7 +185,7 @@ struct TsmttsmTeam {
     for (int e = r; e < MN; e += ts) part(e) = T(0);
     team.team_barrier();
 
-    if constexpr (!is_gpu_space_v<ExecSpace>) {
+    if constexpr (!is_device_space_v<ExecSpace>) {
       if (s.M * s.N < kTileM * kTileN / 2) {
         narrow(part, l, L);
         team.team_barrier();
@@ -273,7 +268,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   s.NT = (s.N + kTileN - 1) / kTileN;
   s.tiles = s.MT * s.NT;
   int team = 1;
-  if constexpr (is_gpu_space_v<ExecSpace>) {
+  if constexpr (is_device_space_v<ExecSpace>) {
     team = 256;  // >= the largest tile count (16 x 16 at M = N = 64)
     s.groups = team / s.tiles;
     s.passes = 1;
@@ -284,7 +279,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
     s.block_rows = 256;
   }
   s.blocks = (K + s.block_rows - 1) / s.block_rows;
-  s.contiguous = !is_gpu_space_v<ExecSpace>;
+  s.contiguous = !is_device_space_v<ExecSpace>;
   const Index slots = Index(exec.concurrency()) / team;
   const Index league = s.blocks < slots ? s.blocks : (slots > 0 ? slots : 1);
 
@@ -461,7 +456,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   s.N = int(B.extent(1));
   s.K = K;
   int team = 1;
-  if constexpr (is_gpu_space_v<ExecSpace>) {
+  if constexpr (is_device_space_v<ExecSpace>) {
     s.tpr = (s.N + kTsmmOut - 1) / kTsmmOut;  // one chunk of kTsmmOut outputs per thread
     team = 256;
     s.groups = team / s.tpr;
@@ -474,7 +469,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   const Index needed = (pairs + s.groups - 1) / s.groups;
   const Index slots = Index(exec.concurrency()) / team;
   const Index league = needed < slots ? needed : (slots > 0 ? slots : 1);
-  s.span = is_gpu_space_v<ExecSpace> ? 0 : (pairs + league - 1) / league;
+  s.span = is_device_space_v<ExecSpace> ? 0 : (pairs + league - 1) / league;
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
   Kokkos::parallel_for("tessera::tsm::tsmm",
