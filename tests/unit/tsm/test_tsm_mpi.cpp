@@ -4,6 +4,7 @@
 // against a long-double reference of the global product. Splits: nearly
 // even, and uneven with rank 0 holding no rows.
 #include "test_tsm_common.hpp"
+#include "mpi_test_support.hpp"
 #include "tessera/tsm/tsm_mpi.hpp"
 
 #include <mpi.h>
@@ -16,27 +17,10 @@ namespace {
 using namespace tsm_test;
 using tessera::test::ExecSpaces;
 
-int rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int ranks() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-std::uint64_t shared_seed() {
-  std::uint64_t s = tessera::test::fresh_seed();
-  MPI_Bcast(&s, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return s;
-}
-// True on every rank when true on every rank (assertions stay collective).
-bool all(bool ok) {
-  int v = ok, r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return r != 0;
-}
+using tessera::test::mpi::all;
+using tessera::test::mpi::rank;
+using tessera::test::mpi::ranks;
+using tessera::test::mpi::shared_seed;
 
 enum class Split { even, weighted };  // weighted: rank r holds a share r / sum(r), so rank 0 none
 
@@ -191,26 +175,4 @@ TYPED_TEST(TsmMpi, RefusedEverywhere) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = 0;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (tessera::cuda_device_count() == 0) {
-    if (rank() == 0)
-      std::printf("[  SKIPPED ] all tests: this build uses Kokkos' Cuda backend, which cannot initialise "
-                  "without a CUDA device\n");
-    MPI_Finalize();
-    return 0;
-  }
-#endif
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    failed = RUN_ALL_TESTS();
-  }
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any;
-}
+int main(int argc, char** argv) { return tessera::test::mpi::run_all(argc, argv); }
