@@ -3,11 +3,13 @@
 #include "tessera/video/dibr_native_cuda.hpp"
 
 #include "common/reduce_workspace.cuh"
+#include "dibr_native_common.cuh"
 
 namespace tessera::native_cuda {
 namespace {
 
-constexpr int kBlock = 256;
+using dibr::blocks;
+using dibr::kBlock;
 
 __global__ void clear(std::uint32_t* __restrict__ zbuf, std::int64_t n) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
@@ -19,18 +21,15 @@ __global__ void __launch_bounds__(kBlock)
             const video::CameraRig rig) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= std::int64_t(h) * w) return;
-  const int y = int(i / w), x = int(i - std::int64_t(y) * w);
   int tx, ty;
   std::uint32_t z;
-  if (video::dibr_project(rig, x, y, __ldg(depth + i), tw, th, tx, ty, z)) atomicMin(zbuf + std::int64_t(ty) * tw + tx, z);
+  if (dibr::project_pixel(depth, i, w, th, tw, rig, tx, ty, z)) atomicMin(zbuf + std::int64_t(ty) * tw + tx, z);
 }
 
 __global__ void resolve(const std::uint32_t* __restrict__ zbuf, float* __restrict__ out, std::int64_t n) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i < n) out[i] = video::depth_from_bits(zbuf[i]);
 }
-
-unsigned blocks(std::int64_t n) { return unsigned((n + kBlock - 1) / kBlock); }
 
 }  // namespace
 

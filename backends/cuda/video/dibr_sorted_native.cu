@@ -5,6 +5,7 @@
 #include "tessera/video/dibr_native_cuda.hpp"
 
 #include "common/reduce_workspace.cuh"
+#include "dibr_native_common.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -14,17 +15,17 @@
 namespace tessera::native_cuda {
 namespace {
 
-constexpr int kBlock = 256;
+using dibr::blocks;
+using dibr::kBlock;
 
 __global__ void __launch_bounds__(kBlock)
     make_keys(const float* __restrict__ depth, int h, int w, std::uint64_t* __restrict__ keys, int th, int tw,
               const video::CameraRig rig) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= std::int64_t(h) * w) return;
-  const int y = int(i / w), x = int(i - std::int64_t(y) * w);
   int tx, ty;
   std::uint32_t z;
-  keys[i] = video::dibr_project(rig, x, y, __ldg(depth + i), tw, th, tx, ty, z)
+  keys[i] = dibr::project_pixel(depth, i, w, th, tw, rig, tx, ty, z)
                 ? (std::uint64_t(std::int64_t(ty) * tw + tx) << 32) | z
                 : video::no_target_key(std::int64_t(th) * tw, i);
 }
@@ -43,8 +44,6 @@ __global__ void segment_min(const std::uint64_t* __restrict__ sorted, std::int64
   if (i > 0 && (sorted[i - 1] >> 32) == (k >> 32)) return;  // not the nearest of its pixel
   out[k >> 32] = video::depth_from_bits(std::uint32_t(k & 0xffffffffu));
 }
-
-unsigned blocks(std::int64_t n) { return unsigned((n + kBlock - 1) / kBlock); }
 
 // The sorted keys and CUB's temporary storage, kept per (device, stream):
 // allocating them per call would cost more than the sort.
