@@ -25,7 +25,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace tessera::tsm::impl {
@@ -89,6 +91,34 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 }
 
 // Launch shape shared by the host and the functors.
+#if !defined(__CUDA_ARCH__)
+// Host TSMTTSM tile: c[m][n] (row stride ldc) += sum over `rows` rows of
+// a[m] b[n], m, n < 4, rows of a and b `a_row` / `b_row` apart, columns
+// contiguous. The 4 x 4 accumulators are GCC vector types in a function of
+// its own: inside the OpenMP-outlined lambda g++ keeps such loops scalar.
+[[gnu::noinline]] inline void tsmttsm_host_tile4(const double* a, std::ptrdiff_t a_row, const double* b,
+                                                 std::ptrdiff_t b_row, std::int64_t rows, double* c, int ldc) {
+  typedef double pair __attribute__((vector_size(16)));
+  pair acc[4][2];
+  for (int m = 0; m < 4; ++m) acc[m][0] = acc[m][1] = pair{0, 0};
+  for (std::int64_t k = 0; k < rows; ++k) {
+    const double* ak = a + k * a_row;
+    pair b0, b1;
+    std::memcpy(&b0, b + k * b_row, sizeof(pair));
+    std::memcpy(&b1, b + k * b_row + 2, sizeof(pair));
+    for (int m = 0; m < 4; ++m) {
+      acc[m][0] += ak[m] * b0;
+      acc[m][1] += ak[m] * b1;
+    }
+  }
+  for (int m = 0; m < 4; ++m) {
+    double v[4];
+    std::memcpy(v, acc[m], sizeof(v));
+    for (int n = 0; n < 4; ++n) c[m * ldc + n] += v[n];
+  }
+}
+#endif
+
 struct TsmttsmShape {
   int M, N;
   int MT, NT;  // tiles along M and N (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT)
@@ -157,24 +187,49 @@ struct TsmttsmTeam {
   }
   KOKKOS_INLINE_FUNCTION Index block_step(Index L) const { return s.contiguous ? 1 : L; }
 
-  // CPUs, C smaller than half a register tile (the tile would be mostly
-  // guards and zero FMAs): element by element over a block of rows (in L1
-  // after the first element), four independent partial sums; one scratch
-  // update per element and block.
-  KOKKOS_INLINE_FUNCTION void narrow(const Scratch& part, Index l, Index L) const {
+  // CPUs: elements [m0, m1) x [n0, n1) of C, one at a time over rows k0..k1
+  // (an L1/L2-resident block after the first element), four independent
+  // partial sums each; one scratch update per element and block.
+  KOKKOS_INLINE_FUNCTION void elements(const Scratch& part, Index k0, Index k1, int m0, int m1, int n0,
+                                       int n1) const {
+    for (int m = m0; m < m1; ++m)
+      for (int n = n0; n < n1; ++n) {
+        T acc[4] = {T(0), T(0), T(0), T(0)};
+        Index k = k0;
+        for (; k + 4 <= k1; k += 4)
+          for (int i = 0; i < 4; ++i) acc[i] += conj_if<Conj>(A(k + i, m)) * B(k + i, n);
+        for (; k < k1; ++k) acc[0] += conj_if<Conj>(A(k, m)) * B(k, n);
+        part(m * s.N + n) += (acc[0] + acc[1]) + (acc[2] + acc[3]);
+      }
+  }
+
+  // CPUs, the team's row blocks. C smaller than half a register tile: element
+  // by element (a tile would be mostly guards and zero FMAs). Real C of 4 x 4
+  // and more with rows of unit column stride: 4 x 4 tiles in SIMD lanes
+  // (tsmttsm_host_tile4), the edges of C element by element.
+  KOKKOS_INLINE_FUNCTION void host_blocks(const Scratch& part, Index l, Index L) const {
+    const bool tiles = !(s.M * s.N < kTileM * kTileN / 2) && host_tiles_apply();
+    const int M4 = tiles ? s.M / 4 * 4 : 0, N4 = tiles ? s.N / 4 * 4 : 0;
     for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
       const Index k0 = b * s.block_rows;
       const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
-      for (int m = 0; m < s.M; ++m)
-        for (int n = 0; n < s.N; ++n) {
-          T acc[4] = {T(0), T(0), T(0), T(0)};
-          Index k = k0;
-          for (; k + 4 <= k1; k += 4)
-            for (int i = 0; i < 4; ++i) acc[i] += conj_if<Conj>(A(k + i, m)) * B(k + i, n);
-          for (; k < k1; ++k) acc[0] += conj_if<Conj>(A(k, m)) * B(k, n);
-          part(m * s.N + n) += (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+#if !defined(__CUDA_ARCH__)
+      if constexpr (std::is_same_v<T, double>) {
+        for (int m0 = 0; m0 < M4; m0 += 4)
+          for (int n0 = 0; n0 < N4; n0 += 4)
+            tsmttsm_host_tile4(&A(k0, m0), std::ptrdiff_t(A.stride(0)), &B(k0, n0), std::ptrdiff_t(B.stride(0)),
+                               k1 - k0, &part(m0 * s.N + n0), s.N);
+      }
+#endif
+      elements(part, k0, k1, 0, M4, N4, s.N);
+      elements(part, k0, k1, M4, s.M, 0, s.N);
     }
+  }
+  KOKKOS_INLINE_FUNCTION bool host_tiles_apply() const {
+    if constexpr (std::is_same_v<T, double>)
+      return A.stride(1) == 1 && B.stride(1) == 1;
+    else
+      return false;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -186,8 +241,8 @@ struct TsmttsmTeam {
     team.team_barrier();
 
     if constexpr (!is_device_space_v<ExecSpace>) {
-      if (s.M * s.N < kTileM * kTileN / 2) {
-        narrow(part, l, L);
+      if (s.M * s.N < kTileM * kTileN / 2 || host_tiles_apply()) {
+        host_blocks(part, l, L);
         team.team_barrier();
         if (first_block(l, L) < s.blocks)
           for (int e = r; e < MN; e += ts) atomic_accumulate(&C(e / s.N, e % s.N), alpha * part(e));
