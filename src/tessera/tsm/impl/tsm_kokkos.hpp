@@ -90,7 +90,6 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
                        ScaleMatrix<View>{x, beta, cols});
 }
 
-// Launch shape shared by the host and the functors.
 #if !defined(__CUDA_ARCH__)
 // Host TSMTTSM tile: c[m][n] (row stride ldc) += sum over `rows` rows of
 // a[m] b[n], m, n < 4, rows of a and b `a_row` / `b_row` apart, columns
@@ -119,6 +118,7 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 }
 #endif
 
+// Launch shape shared by the host and the functors.
 struct TsmttsmShape {
   int M, N;
   int MT, NT;  // tiles along M and N (tile (mi, ni) holds m = mi + tm MT, n = ni + tn NT)
@@ -454,20 +454,17 @@ struct TsmmTeam {
     team.team_barrier();
     const int lane = r % s.tpr, g = r / s.tpr;
     if (g >= s.groups) return;
-    Index first = 2 * (l * s.groups + g), last = s.K, step = 2 * L * s.groups;
     if (s.span > 0) {
-      first = 2 * l * s.span;
-      last = first + 2 * s.span < s.K ? first + 2 * s.span : s.K;
-      step = 2;
-    }
-    if (s.span > 0) {
+      const Index first = 2 * l * s.span;
+      const Index last = first + 2 * s.span < s.K ? first + 2 * s.span : s.K;
       if (s.N < kTsmmOut)
         narrow_rows(c, first, last);
       else
         wide_rows(c, first, last);
       return;
     }
-    for (Index k = first; k < last; k += step) {
+    const Index step = 2 * L * s.groups;
+    for (Index k = 2 * (l * s.groups + g); k < s.K; k += step) {
       const bool two = k + 1 < s.K;
       for (int ch = 0; ch < s.chunks; ++ch) {
         T acc0[kTsmmOut], acc1[kTsmmOut];
