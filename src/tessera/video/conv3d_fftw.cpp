@@ -52,6 +52,14 @@ int set_threads(int threads) {
 #endif
 }
 
+// Seconds of one forward and one inverse transform.
+double transforms_once(fftwf_plan fwd, fftwf_plan inv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fftwf_execute(fwd);
+  fftwf_execute(inv);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 struct Conv3dFftw::State {
@@ -121,18 +129,14 @@ Conv3dFftw::Conv3dFftw(Conv3dFourierMethod method, int T, int H, int W, int k, C
     if (!p.first || !p.second) throw std::runtime_error("tessera::video::Conv3dFftw: FFTW could not plan the transforms");
     return p;
   };
-  auto seconds = [](const std::pair<fftwf_plan, fftwf_plan>& p) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fftwf_execute(p.first);
-    fftwf_execute(p.second);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   auto destroy = [](std::pair<fftwf_plan, fftwf_plan>& p) {
     fftwf_destroy_plan(p.first);
     fftwf_destroy_plan(p.second);
   };
   // The faster of two runs (one run is noisy on a busy host).
-  auto best_of_two = [&](const std::pair<fftwf_plan, fftwf_plan>& p) { return std::min(seconds(p), seconds(p)); };
+  auto best_of_two = [](const std::pair<fftwf_plan, fftwf_plan>& p) {
+    return std::min(transforms_once(p.first, p.second), transforms_once(p.first, p.second));
+  };
   std::lock_guard<std::mutex> lock(planner_mutex());
   const int nthreads = set_threads(threads);
   s.threads = nthreads;
@@ -179,12 +183,7 @@ int Conv3dFftw::threads() const { return s_->threads; }
 double Conv3dFftw::transforms_seconds(int repeats) {
   // The plans on their own buffers: execute() rewrites every buffer it reads.
   std::vector<double> t;
-  for (int i = 0; i < std::max(repeats, 1) + 1; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fftwf_execute(s_->fwd);
-    fftwf_execute(s_->inv);
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int i = 0; i < std::max(repeats, 1) + 1; ++i) t.push_back(transforms_once(s_->fwd, s_->inv));
   t.erase(t.begin());  // the first warms the caches
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
