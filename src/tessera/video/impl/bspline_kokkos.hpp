@@ -21,89 +21,93 @@ inline int bspline_lines_per_team(int len) {
   return int(fit < 32 ? fit : 32);
 }
 
-// coef = gain * in, then the IIR along each row.
-template <class ExecSpace, class In, class Coef>
-void bspline_prefilter_rows_kokkos(const ExecSpace& exec, const In& in, const Coef& coef) {
-  const int h = int(coef.extent(0)), w = int(coef.extent(1));
-  const float gain = w > 1 ? 6.0f : 1.0f;  // a single sample is its own coefficient
-  float* c = coef.data();
-  const int lines = bspline_lines_per_team(w);
+// The prefilter of `count` scanlines of `len` samples in coef: sample pos of
+// line j lives at c[j * line_step + pos * pos_step] and starts as
+// source(j, pos) (the gain already applied). A team stages a block of lines
+// in scratch, each contiguous at a stride of len + 1 floats, runs the
+// recursions there and writes the block back; the staging loops walk global
+// memory in address order (along the line for rows, across the lines for
+// columns). Lines too long for scratch: the recursions in place.
+template <class ExecSpace, class Source>
+void bspline_prefilter_lines(const ExecSpace& exec, const char* label, float* c, int count, int len,
+                             std::int64_t line_step, std::int64_t pos_step, const Source& source) {
+  const int lines = bspline_lines_per_team(len);
   if (lines == 0) {
+    // Consecutive threads own consecutive lines (columns: coalesced on GPUs).
     Kokkos::parallel_for(
-        "tessera::video::bspline_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, h), KOKKOS_LAMBDA(const int y) {
-          float* row = c + std::int64_t(y) * w;
-          for (int x = 0; x < w; ++x) row[x] = gain * float(in(y, x));
-          bspline_iir_line(row, 1, w);
+        label, Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int j) {
+          float* line = c + j * line_step;
+          for (int pos = 0; pos < len; ++pos) line[pos * pos_step] = source(j, pos);
+          bspline_iir_line(line, pos_step, len);
         });
     return;
   }
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
-  const int ld = w + 1;
+  const int ld = len + 1;
+  const bool along_line = pos_step == 1;
   const std::size_t bytes = std::size_t(lines) * ld * sizeof(float);
   Kokkos::parallel_for(
-      "tessera::video::bspline_rows",
-      Policy(exec, (h + lines - 1) / lines, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      label, Policy(exec, (count + lines - 1) / lines, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(const Member& team) {
         float* tile = static_cast<float*>(team.team_scratch(0).get_shmem(bytes));
-        const int y0 = team.league_rank() * lines;
-        const int n = (h - y0 < lines ? h - y0 : lines);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * w), [&](const int i) {
-          const int r = i / w, x = i - r * w;
-          tile[r * ld + x] = gain * float(in(y0 + r, x));
+        const int j0 = team.league_rank() * lines;
+        const int n = (count - j0 < lines ? count - j0 : lines);
+        // Element i of the block: (line, pos) in global address order.
+        auto split = [&](const int i, int& j, int& pos) {
+          if (along_line) {
+            j = i / len, pos = i - j * len;
+          } else {
+            pos = i / n, j = i - pos * n;
+          }
+        };
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * len), [&](const int i) {
+          int j, pos;
+          split(i, j, pos);
+          tile[j * ld + pos] = source(j0 + j, pos);
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
-                             [&](const int r) { bspline_iir_line(tile + r * ld, 1, w); });
+                             [&](const int j) { bspline_iir_line(tile + j * ld, 1, len); });
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * w), [&](const int i) {
-          const int r = i / w, x = i - r * w;
-          c[std::int64_t(y0 + r) * w + x] = tile[r * ld + x];
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * len), [&](const int i) {
+          int j, pos;
+          split(i, j, pos);
+          c[(j0 + j) * line_step + pos * pos_step] = tile[j * ld + pos];
         });
       });
 }
 
+// Row y's samples: gain * in(y, x); a single sample is its own coefficient.
+template <class In>
+struct BsplineRowSource {
+  In in;
+  float gain;
+  KOKKOS_INLINE_FUNCTION float operator()(int y, int x) const { return gain * float(in(y, x)); }
+};
+
+// Column x's samples: gain * coef(y, x), after the row pass.
+struct BsplineColumnSource {
+  const float* c;
+  int w;
+  float gain;
+  KOKKOS_INLINE_FUNCTION float operator()(int x, int y) const { return gain * c[std::int64_t(y) * w + x]; }
+};
+
+// coef = gain * in, then the IIR along each row.
+template <class ExecSpace, class In, class Coef>
+void bspline_prefilter_rows_kokkos(const ExecSpace& exec, const In& in, const Coef& coef) {
+  const int h = int(coef.extent(0)), w = int(coef.extent(1));
+  bspline_prefilter_lines(exec, "tessera::video::bspline_rows", coef.data(), h, w, w, 1,
+                          BsplineRowSource<In>{in, w > 1 ? 6.0f : 1.0f});
+}
+
+// coef *= gain, then the IIR along each column.
 template <class ExecSpace, class Coef>
 void bspline_prefilter_cols_kokkos(const ExecSpace& exec, const Coef& coef) {
   const int h = int(coef.extent(0)), w = int(coef.extent(1));
-  const float gain = h > 1 ? 6.0f : 1.0f;
-  float* c = coef.data();
-  const int lines = bspline_lines_per_team(h);
-  if (lines == 0) {
-    // Consecutive threads own consecutive columns: coalesced on GPUs.
-    Kokkos::parallel_for(
-        "tessera::video::bspline_cols", Kokkos::RangePolicy<ExecSpace>(exec, 0, w), KOKKOS_LAMBDA(const int x) {
-          float* col = c + x;
-          for (int y = 0; y < h; ++y) col[std::int64_t(y) * w] *= gain;
-          bspline_iir_line(col, w, h);
-        });
-    return;
-  }
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
-  const int ld = h + 1;
-  const std::size_t bytes = std::size_t(lines) * ld * sizeof(float);
-  Kokkos::parallel_for(
-      "tessera::video::bspline_cols",
-      Policy(exec, (w + lines - 1) / lines, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(const Member& team) {
-        float* tile = static_cast<float*>(team.team_scratch(0).get_shmem(bytes));
-        const int x0 = team.league_rank() * lines;
-        const int n = (w - x0 < lines ? w - x0 : lines);
-        // Row-major reads of n adjacent columns, stored column-contiguous.
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * h), [&](const int i) {
-          const int y = i / n, j = i - y * n;
-          tile[j * ld + y] = gain * c[std::int64_t(y) * w + x0 + j];
-        });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
-                             [&](const int j) { bspline_iir_line(tile + j * ld, 1, h); });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * h), [&](const int i) {
-          const int y = i / n, j = i - y * n;
-          c[std::int64_t(y) * w + x0 + j] = tile[j * ld + y];
-        });
-      });
+  bspline_prefilter_lines(exec, "tessera::video::bspline_cols", coef.data(), w, h, 1, w,
+                          BsplineColumnSource{coef.data(), w, h > 1 ? 6.0f : 1.0f});
 }
 
 template <class ExecSpace, class In, class Coef>
