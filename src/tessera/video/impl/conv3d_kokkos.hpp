@@ -238,9 +238,20 @@ void conv3d_register_host(const ExecSpace& exec, const VView& v, const KView& kf
   const int k = g.k, H = g.H, W = g.W, Ho = g.Ho, Wo = g.Wo, s = g.shift;
   const int nx = (Wo + X - 1) / X, ny = (Ho + R - 1) / R;
   const Index n = Index(g.To) * ny * nx;
-  // The taps contiguous (l, j, m), whatever kf's layout.
-  Kokkos::View<float***, Kokkos::LayoutRight, typename ExecSpace::memory_space> taps("tessera::conv3d_taps", k, k, k);
-  Kokkos::deep_copy(exec, taps, kf);
+  // The taps contiguous (l, j, m): kf itself when it is (conv3d.hpp's flipped
+  // filter always is), else a copy.
+  using Taps = Kokkos::View<const float***, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
+  Taps taps;
+  if constexpr (std::is_same_v<typename KView::array_layout, Kokkos::LayoutRight> &&
+                std::is_same_v<typename KView::non_const_value_type, float> &&
+                std::is_same_v<typename KView::memory_space, typename ExecSpace::memory_space>) {
+    if (kf.span_is_contiguous()) taps = kf;
+  }
+  if (!taps.data()) {
+    Kokkos::View<float***, Kokkos::LayoutRight, typename ExecSpace::memory_space> copy("tessera::conv3d_taps", k, k, k);
+    Kokkos::deep_copy(exec, copy, kf);
+    taps = copy;
+  }
   const bool unit_stride = v.stride(2) == 1 && out.stride(2) == 1;
   Kokkos::parallel_for(
       "tessera::video::conv3d_register_host", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Index>>(exec, 0, n),
