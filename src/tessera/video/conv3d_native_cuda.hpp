@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 namespace tessera::native_cuda {
 
@@ -46,5 +47,29 @@ class Conv3dCufft {
   struct State;
   std::unique_ptr<State> s_;
 };
+
+#if defined(TESSERA_VIDEO_HAS_CUDNN)
+// cuDNN's forward convolution as a comparison variant (built where cuDNN is
+// found at configure time; backends/cuda/video/conv3d_cudnn.cu): the
+// constructor times cuDNN's algorithms on v and out (device buffers of the
+// geometry's sizes; out is overwritten) and keeps the fastest without TF32;
+// set_kernel takes K unflipped (k^3 floats on the device, used in place, so
+// it must outlive the calls), execute is queued on the stream.
+class Conv3dCudnn {
+ public:
+  Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stream, const float* v, float* out);
+  ~Conv3dCudnn();
+  Conv3dCudnn(const Conv3dCudnn&) = delete;
+  Conv3dCudnn& operator=(const Conv3dCudnn&) = delete;
+  void set_kernel(const float* K);
+  void execute(const float* v, float* out);
+  std::size_t workspace_bytes() const;
+  const std::string& algorithm() const;  // the algorithm cuDNN's timing picked
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+#endif
 
 }  // namespace tessera::native_cuda

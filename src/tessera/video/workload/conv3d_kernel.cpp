@@ -323,6 +323,12 @@ class Conv3dKernel final : public VideoKernel {
     t.add_native("cufft-3d", Platform::gpu, cufft3, {}, needs);
     t.add_native("cufft-hybrid", Platform::gpu, cuffth, {}, needs);
 #endif
+    const char* cudnn = "conv3d with cuDNN's forward convolution (fastest FMA-math algorithm by cuDNN's own timing)";
+#if TESSERA_HAS_CUDA_NATIVE && defined(TESSERA_VIDEO_HAS_CUDNN)
+    t.add_native("cudnn", Platform::gpu, cudnn, [this](const RunSettings& rs) { return run_cudnn(rs); }, "");
+#else
+    t.add_native("cudnn", Platform::gpu, cudnn, {}, "cuDNN (cudnn.h, libcudnn) at configure time in a native CUDA build");
+#endif
     const char* fftw3 = "conv3d 3-D FOURIER with FFTW float (threads)";
     const char* fftwh = "conv3d HYBRID FOURIER with FFTW float (threads)";
 #if defined(TESSERA_VIDEO_HAS_FFTW)
@@ -769,6 +775,28 @@ class Conv3dKernel final : public VideoKernel {
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
       rows.push_back(result(c, stats, h.data(), kFftTolerance,
                             "kernel spectrum " + ms(spectrum) + ", workspace " +
+                                std::to_string(plan.workspace_bytes() >> 20) + " MiB"));
+    }
+    return rows;
+  }
+#endif
+
+#if defined(TESSERA_VIDEO_HAS_CUDNN)
+  std::vector<KernelResult> run_cudnn(const RunSettings& rs) const {
+    std::vector<KernelResult> rows;
+    for (const auto& c : cases_) {
+      Kokkos::Cuda exec;
+      const auto d = upload(exec, c);
+      exec.fence();
+      DeviceTimer<Kokkos::Cuda> timer(exec);
+      timer.start();
+      native_cuda::Conv3dCudnn plan(c.g, exec.cuda_stream(), d.V.data(), d.out.data());
+      const double choice = timer.stop();
+      plan.set_kernel(d.K.data());
+      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { plan.execute(d.V.data(), d.out.data()); });
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
+      rows.push_back(result(c, stats, h.data(), kFftTolerance,
+                            "cuDNN algorithm " + plan.algorithm() + " (chosen in " + ms(choice) + "), workspace " +
                                 std::to_string(plan.workspace_bytes() >> 20) + " MiB"));
     }
     return rows;
