@@ -1,8 +1,9 @@
 // The bspline family of the video workload: cubic B-spline upscaling of every
 // plane of one frame by --scale (Table 4: QCIF x7), timed as the paper's two
-// rows: the prefilter (IIR) and the 4x4 evaluation (FIR). With --input the
-// first frame of the file is the timed frame; with --output the whole file
-// (or the synthetic frame) is upscaled frame by frame and written.
+// rows, the prefilter (IIR) and the 4x4 evaluation (FIR), and as the whole
+// upscale of the frame (the fused native kernel has only that row). With
+// --input the first frame of the file is the timed frame; with --output the
+// whole file (or the synthetic frame) is upscaled frame by frame and written.
 #include "tessera/core/timer.hpp"
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/video/bspline.hpp"
@@ -134,15 +135,23 @@ class BsplineKernel final : public VideoKernel {
     t.add_portable("kokkos", "portable kernels: IIR one thread per scanline, FIR one thread per output pixel",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
-                     return [this](const RunSettings& rs) { return run_views<E>(rs, false); };
+                     return [this](const RunSettings& rs) { return run_views<E>(rs, Path::portable); };
                    });
-    const char* native = "native CUDA kernels (what tessera::video::bspline_upscale selects on Cuda)";
+    const char* native =
+        "bspline native CUDA kernels: IIR prefilter of a plane in one block, then the evaluation "
+        "(tessera::video::bspline_prefilter and bspline_interpolate on Cuda)";
+    const char* fused =
+        "bspline fused native CUDA kernel: the frame in one launch, each 64 x 32 output tile prefiltering its "
+        "input window with the truncated FIR (tessera::video::bspline_upscale's pick on Cuda)";
 #if TESSERA_HAS_CUDA_NATIVE
     t.add_native("native-cuda", Platform::gpu, native,
-                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, true); }, "");
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Path::two_stage); }, "");
+    t.add_native("native-cuda-fused", Platform::gpu, fused,
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Path::fused); }, "");
 #else
-    t.add_native("native-cuda", Platform::gpu, native, {},
-                 "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+    const char* needs = "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE";
+    t.add_native("native-cuda", Platform::gpu, native, {}, needs);
+    t.add_native("native-cuda-fused", Platform::gpu, fused, {}, needs);
 #endif
   }
 
@@ -152,17 +161,25 @@ class BsplineKernel final : public VideoKernel {
     for (int p = 0; p < format_.planes(); ++p) n += double(format_.plane_bytes(p));
     return n;
   }
-  // Rows in the paper's shape: IIR (both passes of every plane), FIR.
+  // How a variant runs: the portable kernels, the public prefilter and
+  // evaluation (two stages), or the public upscale of the whole frame.
+  enum class Path { portable, two_stage, fused };
+
+  // Rows in the paper's shape: IIR (both passes of every plane), FIR; then
+  // the whole upscale of the frame.
   std::vector<KernelResult> rows() const {
     const double n = in_elems(), m = n * scale_ * scale_;
-    KernelResult iir, fir;
+    KernelResult iir, fir, all;
     iir.kernel = "bspline-iir";
     iir.bytes = n + 3 * 4 * n;  // read 8-bit, write coef, column pass reads and writes it
     iir.flops = 2 * 5 * n;      // per pass: gain, causal and anti-causal FMAs
     fir.kernel = "bspline-fir";
     fir.bytes = 4 * n + m;  // coefficients once, 8-bit output
     fir.flops = 40 * m;     // 16 + 4 FMAs per output pixel
-    for (auto* r : {&iir, &fir}) {
+    all.kernel = "bspline-upscale";
+    all.bytes = n + m;  // what no path avoids: 8-bit input and output
+    all.flops = iir.flops + fir.flops;
+    for (auto* r : {&iir, &fir, &all}) {
       r->bound = driver::Bound::memory;
       r->traffic = driver::Traffic::copy;
       r->arith = driver::Arith::fp32;
@@ -170,7 +187,8 @@ class BsplineKernel final : public VideoKernel {
     }
     iir.tolerance = 1e-3;  // relative to max |coef|
     fir.tolerance = 1;     // grey levels: float vs double may round a tie the other way
-    return {iir, fir};
+    all.tolerance = 1;
+    return {iir, fir, all};
   }
   void observables(KernelResult& fir, const std::vector<std::vector<std::uint8_t>>& out) const {
     double s = 0;
@@ -197,11 +215,15 @@ class BsplineKernel final : public VideoKernel {
     r[1].valid = out == ref_out_;
     r[1].error = r[1].valid ? 0 : std::numeric_limits<double>::infinity();
     observables(r[1], out);
+    r[2].ran = r[1].ran;
+    r[2].time = r[1].time;
+    r[2].valid = r[1].valid;
+    r[2].error = r[1].error;
     return r;
   }
 
   template <class E>
-  std::vector<KernelResult> run_views(const RunSettings& rs, bool public_api) {
+  std::vector<KernelResult> run_views(const RunSettings& rs, Path path) {
     using M = typename E::memory_space;
     using Plane8 = Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, M>;
     using PlaneF = Kokkos::View<float**, Kokkos::LayoutRight, M>;
@@ -225,47 +247,70 @@ class BsplineKernel final : public VideoKernel {
     const BsplinePhases ph = make_bspline_phases(scale_, align_);
     auto prefilter = [&] {
       for (int p = 0; p < np; ++p) {
-        if (public_api)
-          bspline_prefilter(exec, in[p], coef[p]);
-        else
+        if (path == Path::portable)
           impl::bspline_prefilter_kokkos(exec, in[p], coef[p]);
+        else
+          bspline_prefilter(exec, in[p], coef[p]);
       }
     };
     auto interpolate = [&] {
       for (int p = 0; p < np; ++p) {
-        if (public_api)
-          bspline_interpolate(exec, coef[p], out[p], scale_, align_);
-        else
+        if (path == Path::portable)
           impl::bspline_interpolate_kokkos(exec, coef[p], out[p], ph);
+        else
+          bspline_interpolate(exec, coef[p], out[p], scale_, align_);
       }
     };
+    auto upscale = [&] {
+      if (path == Path::fused) {
+        bspline_upscale_planes(exec, in, coef, out, scale_, align_);
+      } else {
+        prefilter();
+        interpolate();
+      }
+    };
+    const bool fused = path == Path::fused;
     upload(frame_);
     auto r = rows();
-    r[0].ran = r[1].ran = true;
-    r[0].time = time_repeats(exec, rs.warmup, rs.repeats, prefilter);
-    r[1].time = time_repeats(exec, rs.warmup, rs.repeats, interpolate);
+    if (fused) {
+      r[0].note = r[1].note = "fused: timed as bspline-upscale";
+    } else {
+      r[0].ran = r[1].ran = true;
+      r[0].time = time_repeats(exec, rs.warmup, rs.repeats, prefilter);
+      r[1].time = time_repeats(exec, rs.warmup, rs.repeats, interpolate);
+    }
+    r[2].ran = true;
+    r[2].time = time_repeats(exec, rs.warmup, rs.repeats, upscale);
     exec.fence();
-    // Check the coefficients and the output against the double reference.
+    // Check the coefficients (the fused kernel keeps none) and the output
+    // against the double reference.
     double cerr = 0, cmax = 0, oerr = 0;
     std::vector<std::vector<std::uint8_t>> host_out(np);
     for (int p = 0; p < np; ++p) {
-      auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), coef[p]);
-      for (std::size_t i = 0; i < hc.size(); ++i) {
-        cerr = std::max(cerr, std::fabs(double(hc.data()[i]) - ref_coef_[p][i]));
-        cmax = std::max(cmax, std::fabs(ref_coef_[p][i]));
+      if (!fused) {
+        auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), coef[p]);
+        for (std::size_t i = 0; i < hc.size(); ++i) {
+          cerr = std::max(cerr, std::fabs(double(hc.data()[i]) - ref_coef_[p][i]));
+          cmax = std::max(cmax, std::fabs(ref_coef_[p][i]));
+        }
       }
       auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out[p]);
       host_out[p].assign(ho.data(), ho.data() + ho.size());
       for (std::size_t i = 0; i < ho.size(); ++i)
         oerr = std::max(oerr, std::fabs(double(ho.data()[i]) - double(ref_out_[p][i])));
     }
-    r[0].error = cmax > 0 ? cerr / cmax : cerr;
-    r[0].valid = r[0].error <= r[0].tolerance;
-    r[1].error = oerr;
-    r[1].valid = oerr <= r[1].tolerance;
-    observables(r[1], host_out);
-    if (!output_.empty() && !output_written_ && r[0].valid && r[1].valid) {
-      write_output(exec, upload, prefilter, interpolate, out, r[1]);
+    if (!fused) {
+      r[0].error = cmax > 0 ? cerr / cmax : cerr;
+      r[0].valid = r[0].error <= r[0].tolerance;
+      r[1].error = oerr;
+      r[1].valid = oerr <= r[1].tolerance;
+    }
+    r[2].error = oerr;
+    r[2].valid = oerr <= r[2].tolerance;
+    KernelResult& last = fused ? r[2] : r[1];
+    observables(last, host_out);
+    if (!output_.empty() && !output_written_ && r[2].valid && (fused || (r[0].valid && r[1].valid))) {
+      write_output(exec, upload, upscale, out, last);
       output_written_ = true;
     }
     return r;
@@ -275,9 +320,8 @@ class BsplineKernel final : public VideoKernel {
   // output file; the chroma planes of 4:2:0 are cropped to the output's size.
   // Double buffered: the next frame is read and the previous result written
   // on other threads while the device works on the current one.
-  template <class E, class Upload, class Pre, class Interp, class Planes>
-  void write_output(const E& exec, Upload& upload, Pre& prefilter, Interp& interpolate, const Planes& out,
-                    KernelResult& row) {
+  template <class E, class Upload, class Upscale, class Planes>
+  void write_output(const E& exec, Upload& upload, Upscale& upscale, const Planes& out, KernelResult& row) {
     const auto t0 = std::chrono::steady_clock::now();
     Y4mWriter w(output_, out_format_);
     std::unique_ptr<Y4mReader> reader;
@@ -314,8 +358,7 @@ class BsplineKernel final : public VideoKernel {
       std::swap(cur, nxt);
       reading = std::async(std::launch::async, [&] { return read_into(nxt); });
       upload(cur);
-      prefilter();
-      interpolate();
+      upscale();
       Frame& o = outs[slot];  // the write in flight, if any, uses the other slot
       for (int p = 0; p < out_format_.planes(); ++p) {
         Kokkos::deep_copy(exec, host[p], out[p]);
