@@ -3,8 +3,9 @@
 // itself, so eq. (1)'s K goes in as it is: NCDHW input 1 x 1 x T x H x W,
 // filter 1 x 1 x k x k x k with (l, n, m) = (D, H, W), padding 0 in t and k/2
 // (same) or 0 (valid) in y and x, which places output (t, y, x) where
-// conv3d.hpp does. FMA math only: cuDNN may otherwise pick TF32 tensor-core
-// engines, ~1e-3 relative, outside the direct methods' 1e-5.
+// conv3d.hpp does. FMA math by default: with TF32 allowed (what frameworks
+// do by default on Ampere and later) cuDNN picks tensor-core engines that
+// round the operands to 10-bit mantissas, ~1e-3 relative.
 //
 // This uses cuDNN's convolution API of cuDNN 7/8 (cudnnFind...), which cuDNN
 // 9 still ships but marks deprecated in favour of its graph API; it is what
@@ -66,7 +67,8 @@ struct Conv3dCudnn::State {
   }
 };
 
-Conv3dCudnn::Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stream, const float* v, float* out)
+Conv3dCudnn::Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stream, const float* v, float* out,
+                         bool allow_tf32)
     : s_(std::make_unique<State>()) {
   auto& s = *s_;
   check(cudnnCreate(&s.handle), "cudnnCreate");
@@ -83,7 +85,7 @@ Conv3dCudnn::Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stre
   check(cudnnCreateConvolutionDescriptor(&s.conv), "convolution descriptor");
   check(cudnnSetConvolutionNdDescriptor(s.conv, 3, pads, ones, ones, CUDNN_CONVOLUTION, CUDNN_DATA_FLOAT),
         "convolution descriptor");
-  check(cudnnSetConvolutionMathType(s.conv, CUDNN_FMA_MATH), "math type");
+  check(cudnnSetConvolutionMathType(s.conv, allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH), "math type");
   int yd[5] = {};
   check(cudnnGetConvolutionNdForwardOutputDim(s.conv, s.x, s.w, 5, yd), "output size");
   if (yd[2] != g.To || yd[3] != g.Ho || yd[4] != g.Wo)
@@ -94,7 +96,7 @@ Conv3dCudnn::Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stre
   check(cudnnSetTensorNdDescriptor(s.y, CUDNN_DATA_FLOAT, 5, yd, ys), "output descriptor");
 
   // Every algorithm timed on the caller's buffers (a throw-away filter: the
-  // timing does not depend on its values); the fastest FMA-math one is kept.
+  // timing does not depend on its values); the fastest allowed one is kept.
   float* probe_filter = nullptr;
   check(cudaMalloc(&probe_filter, sizeof(float) * std::size_t(g.k) * g.k * g.k), "filter buffer");
   std::unique_ptr<float, decltype(&cudaFree)> probe_guard(probe_filter, &cudaFree);
@@ -117,13 +119,14 @@ Conv3dCudnn::Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stre
   check(fr, "cudnnFindConvolutionForwardAlgorithmEx");
   const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
   for (int i = 0; i < found; ++i)  // sorted fastest first
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && (allow_tf32 || perf[i].mathType == CUDNN_FMA_MATH)) {
       best = &perf[i];
       break;
     }
-  if (!best) throw std::runtime_error("conv3d cuDNN: no FMA-math algorithm runs this convolution");
+  if (!best) throw std::runtime_error("conv3d cuDNN: no allowed algorithm runs this convolution");
   s.algo = best->algo;
-  s.algo_name = algorithm_name(best->algo);
+  s.algo_name = std::string(algorithm_name(best->algo)) + (best->mathType == CUDNN_FMA_MATH ? ", FMA" : ", tensor cores");
+  check(cudnnSetConvolutionMathType(s.conv, best->mathType), "math type");
   check(cudnnGetConvolutionForwardWorkspaceSize(s.handle, s.x, s.w, s.conv, s.y, s.algo, &s.workspace_n),
         "workspace size");
   if (s.workspace_n) check(cudaMalloc(&s.workspace, s.workspace_n), "workspace");

@@ -52,12 +52,14 @@ class Conv3dCufft {
 // cuDNN's forward convolution as a comparison variant (built where cuDNN is
 // found at configure time; backends/cuda/video/conv3d_cudnn.cu): the
 // constructor times cuDNN's algorithms on v and out (device buffers of the
-// geometry's sizes; out is overwritten) and keeps the fastest without TF32;
+// geometry's sizes; out is overwritten) and keeps the fastest, FMA math only
+// unless allow_tf32 (TF32 tensor cores, ~1e-3 relative);
 // set_kernel takes K unflipped (k^3 floats on the device, used in place, so
 // it must outlive the calls), execute is queued on the stream.
 class Conv3dCudnn {
  public:
-  Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stream, const float* v, float* out);
+  Conv3dCudnn(const video::impl::Conv3dGeometry& g, cudaStream_t stream, const float* v, float* out,
+              bool allow_tf32 = false);
   ~Conv3dCudnn();
   Conv3dCudnn(const Conv3dCudnn&) = delete;
   Conv3dCudnn& operator=(const Conv3dCudnn&) = delete;

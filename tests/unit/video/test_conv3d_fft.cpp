@@ -97,27 +97,30 @@ TEST(Conv3dCudnn, MatchesTheDoubleLoop) {
   using Dev = Kokkos::View<float*, Kokkos::CudaSpace>;
   using Host = Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::Cuda exec;
-  for (int k : {3, 5, 7})
-    for (bool valid : {false, true}) {
-      const int T = k + 3, H = 23, W = 31;
-      const auto seed = tessera::test::fresh_seed();
-      SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", seed = " + std::to_string(seed));
-      const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
-      auto hv = random_vector(std::size_t(T) * H * W, seed);
-      auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-      Dev v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo);
-      Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
-      Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
-      tessera::native_cuda::Conv3dCudnn plan(g, exec.cuda_stream(), v.data(), out.data());
-      Kokkos::deep_copy(out, std::nanf(""));  // the result must come from execute
-      plan.set_kernel(K.data());
-      plan.execute(v.data(), out.data());
-      exec.fence();
-      std::vector<float> h(out.size());
-      Kokkos::deep_copy(Host(h.data(), h.size()), out);
-      const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
-      EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-4) << plan.algorithm();
-    }
+  for (bool tf32 : {false, true})
+    for (int k : {3, 5, 7})
+      for (bool valid : {false, true}) {
+        const int T = k + 3, H = 23, W = 31;
+        const auto seed = tessera::test::fresh_seed();
+        SCOPED_TRACE(std::string(tf32 ? "TF32 " : "FMA ") + "k = " + std::to_string(k) + (valid ? " valid" : " same") +
+                     ", seed = " + std::to_string(seed));
+        const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
+        auto hv = random_vector(std::size_t(T) * H * W, seed);
+        auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+        Dev v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo);
+        Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
+        Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
+        tessera::native_cuda::Conv3dCudnn plan(g, exec.cuda_stream(), v.data(), out.data(), tf32);
+        Kokkos::deep_copy(out, std::nanf(""));  // the result must come from execute
+        plan.set_kernel(K.data());
+        plan.execute(v.data(), out.data());
+        exec.fence();
+        std::vector<float> h(out.size());
+        Kokkos::deep_copy(Host(h.data(), h.size()), out);
+        const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
+        // TF32 rounds each operand to a 10-bit mantissa.
+        EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), tf32 ? 5e-3 : 1e-4) << plan.algorithm();
+      }
 }
 #endif
 

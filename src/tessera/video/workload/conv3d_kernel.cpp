@@ -49,6 +49,8 @@ using HostVol = Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace, K
 
 constexpr double kDirectTolerance = 1e-5;  // relative to max |out|
 constexpr double kFftTolerance = 1e-4;
+// TF32 tensor cores round each operand to a 10-bit mantissa (2^-11 relative).
+constexpr double kTf32Tolerance = 5e-3;
 
 // One kernel size of the run: its frames, sizes, taps and reference.
 struct Conv3dCase {
@@ -324,10 +326,16 @@ class Conv3dKernel final : public VideoKernel {
     t.add_native("cufft-hybrid", Platform::gpu, cuffth, {}, needs);
 #endif
     const char* cudnn = "conv3d with cuDNN's forward convolution (fastest FMA-math algorithm by cuDNN's own timing)";
+    const char* cudnn_tf32 =
+        "conv3d with cuDNN, TF32 tensor cores allowed as frameworks do by default (10-bit mantissas; checked to 5e-3)";
 #if TESSERA_HAS_CUDA_NATIVE && defined(TESSERA_VIDEO_HAS_CUDNN)
-    t.add_native("cudnn", Platform::gpu, cudnn, [this](const RunSettings& rs) { return run_cudnn(rs); }, "");
+    t.add_native("cudnn", Platform::gpu, cudnn, [this](const RunSettings& rs) { return run_cudnn(rs, false); }, "");
+    t.add_native("cudnn-tf32", Platform::gpu, cudnn_tf32, [this](const RunSettings& rs) { return run_cudnn(rs, true); },
+                 "");
 #else
-    t.add_native("cudnn", Platform::gpu, cudnn, {}, "cuDNN (cudnn.h, libcudnn) at configure time in a native CUDA build");
+    const char* no_cudnn = "cuDNN (cudnn.h, libcudnn) at configure time in a native CUDA build";
+    t.add_native("cudnn", Platform::gpu, cudnn, {}, no_cudnn);
+    t.add_native("cudnn-tf32", Platform::gpu, cudnn_tf32, {}, no_cudnn);
 #endif
     const char* fftw3 = "conv3d 3-D FOURIER with FFTW float (threads)";
     const char* fftwh = "conv3d HYBRID FOURIER with FFTW float (threads)";
@@ -782,7 +790,7 @@ class Conv3dKernel final : public VideoKernel {
 #endif
 
 #if defined(TESSERA_VIDEO_HAS_CUDNN)
-  std::vector<KernelResult> run_cudnn(const RunSettings& rs) const {
+  std::vector<KernelResult> run_cudnn(const RunSettings& rs, bool tf32) const {
     std::vector<KernelResult> rows;
     for (const auto& c : cases_) {
       Kokkos::Cuda exec;
@@ -790,12 +798,12 @@ class Conv3dKernel final : public VideoKernel {
       exec.fence();
       DeviceTimer<Kokkos::Cuda> timer(exec);
       timer.start();
-      native_cuda::Conv3dCudnn plan(c.g, exec.cuda_stream(), d.V.data(), d.out.data());
+      native_cuda::Conv3dCudnn plan(c.g, exec.cuda_stream(), d.V.data(), d.out.data(), tf32);
       const double choice = timer.stop();
       plan.set_kernel(d.K.data());
       const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] { plan.execute(d.V.data(), d.out.data()); });
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
-      rows.push_back(result(c, stats, h.data(), kFftTolerance,
+      rows.push_back(result(c, stats, h.data(), tf32 ? kTf32Tolerance : kFftTolerance,
                             "cuDNN algorithm " + plan.algorithm() + " (chosen in " + ms(choice) + "), workspace " +
                                 std::to_string(plan.workspace_bytes() >> 20) + " MiB"));
     }
