@@ -23,8 +23,9 @@ struct BilateralSpec {
 template <class Depth, class Luma, class Out>
 struct BilateralSpec<Kokkos::Cuda, Depth, Luma, Out,
                      std::enable_if_t<std::is_same_v<typename Depth::non_const_value_type, float>>> {
+  // Row pitch; a single column still has one (it need not be 1), a single row none.
   template <class V>
-  static std::int64_t ld(const V& v) { return v.extent(1) < 2 ? std::int64_t(v.extent(1)) : std::int64_t(v.stride(0)); }
+  static std::int64_t ld(const V& v) { return v.extent(0) < 2 ? std::int64_t(v.extent(1)) : std::int64_t(v.stride(0)); }
   template <class V>
   static bool rows(const V& v) { return v.extent(1) < 2 || v.stride(1) == 1; }
   static void apply(const Kokkos::Cuda& exec, const Depth& d, const Luma& l, const Out& o, const BilateralTables& t) {

@@ -28,10 +28,11 @@ bool rows_contiguous(const View& v) {
   return v.extent(1) < 2 || v.stride(1) == 1;
 }
 
-// Elements between rows of a row-contiguous plane (a single column has none to skip).
+// Elements between rows of a row-contiguous plane (a single row has no next
+// row; a single column still has its pitch, which need not be 1).
 template <class View>
 std::int64_t row_pitch(const View& v) {
-  return std::int64_t(v.extent(1) < 2 ? v.extent(1) : v.stride(0));
+  return std::int64_t(v.extent(0) < 2 ? v.extent(1) : v.stride(0));
 }
 
 template <class ExecSpace, class In, class Coef, class Enable = void>
