@@ -59,10 +59,27 @@ TEST(Conv3dFftw, SmoothSizes) {
 #endif
 
 #if TESSERA_HAS_CUDA_NATIVE
-TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
-  if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+// One case's video and kernel on the device, and its output (NaN until written).
+struct DeviceCase {
   using Dev = Kokkos::View<float*, Kokkos::CudaSpace>;
   using Host = Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Dev v, K, out;
+  DeviceCase(std::vector<float>& hv, std::vector<float>& hk, const impl::Conv3dGeometry& g)
+      : v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo) {
+    Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
+    Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
+    Kokkos::deep_copy(out, std::nanf(""));
+  }
+  std::vector<float> output() const {
+    Kokkos::fence();
+    std::vector<float> h(out.size());
+    Kokkos::deep_copy(Host(h.data(), h.size()), out);
+    return h;
+  }
+};
+
+TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
+  if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   Kokkos::Cuda exec;
   for (bool hybrid : {false, true})
     for (int k : {3, 5, 7})
@@ -76,14 +93,10 @@ TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
         for (int round = 0; round < 2; ++round) {
           auto hv = random_vector(std::size_t(T) * H * W, seed + 2 * round);
           auto hk = random_vector(std::size_t(k) * k * k, seed + 2 * round + 1);
-          Dev v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo);
-          Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
-          Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
-          plan.set_kernel(K.data());
-          plan.execute(v.data(), out.data());
-          exec.fence();
-          std::vector<float> h(out.size());
-          Kokkos::deep_copy(Host(h.data(), h.size()), out);
+          DeviceCase d(hv, hk, g);
+          plan.set_kernel(d.K.data());
+          plan.execute(d.v.data(), d.out.data());
+          const auto h = d.output();
           const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
           EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-4);
         }
@@ -94,8 +107,6 @@ TEST(Conv3dCufft, BothMethodsMatchTheDoubleLoop) {
 #if TESSERA_HAS_CUDA_NATIVE && defined(TESSERA_VIDEO_HAS_CUDNN)
 TEST(Conv3dCudnn, MatchesTheDoubleLoop) {
   if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  using Dev = Kokkos::View<float*, Kokkos::CudaSpace>;
-  using Host = Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::Cuda exec;
   for (bool tf32 : {false, true})
     for (int k : {3, 5, 7})
@@ -107,16 +118,12 @@ TEST(Conv3dCudnn, MatchesTheDoubleLoop) {
         const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
         auto hv = random_vector(std::size_t(T) * H * W, seed);
         auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-        Dev v("v", hv.size()), K("K", hk.size()), out("out", std::size_t(g.To) * g.Ho * g.Wo);
-        Kokkos::deep_copy(v, Host(hv.data(), hv.size()));
-        Kokkos::deep_copy(K, Host(hk.data(), hk.size()));
-        tessera::native_cuda::Conv3dCudnn plan(g, exec.cuda_stream(), v.data(), out.data(), tf32);
-        Kokkos::deep_copy(out, std::nanf(""));  // the result must come from execute
-        plan.set_kernel(K.data());
-        plan.execute(v.data(), out.data());
-        exec.fence();
-        std::vector<float> h(out.size());
-        Kokkos::deep_copy(Host(h.data(), h.size()), out);
+        DeviceCase d(hv, hk, g);
+        tessera::native_cuda::Conv3dCudnn plan(g, exec.cuda_stream(), d.v.data(), d.out.data(), tf32);
+        Kokkos::deep_copy(d.out, std::nanf(""));  // the algorithm search wrote it: the result must come from execute
+        plan.set_kernel(d.K.data());
+        plan.execute(d.v.data(), d.out.data());
+        const auto h = d.output();
         const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
         // TF32 rounds each operand to a 10-bit mantissa.
         EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), tf32 ? 5e-3 : 1e-4) << plan.algorithm();
