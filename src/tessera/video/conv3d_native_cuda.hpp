@@ -13,9 +13,10 @@
 
 namespace tessera::native_cuda {
 
-// Register-blocked direct kernel: 32 x 32 output tiles of one frame, each
-// thread 8 rows of one column, one input plane in shared memory per kernel
-// plane, the kernel in constant memory; one instantiation per k.
+// Register-blocked direct kernel: 32 x 28 output tiles of one frame, each
+// thread 7 rows of one column, one input plane in shared memory per kernel
+// plane, the taps uploaded to constant memory and staged per plane in shared
+// memory; one instantiation per k.
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g);
 
