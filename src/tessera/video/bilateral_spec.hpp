@@ -4,6 +4,7 @@
 // CUDA kernel.
 #include "tessera/config.hpp"
 #include "tessera/video/impl/bilateral_kokkos.hpp"
+#include "tessera/video/impl/plane_layout.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/video/bilateral_native_cuda.hpp"
 #endif
@@ -23,15 +24,10 @@ struct BilateralSpec {
 template <class Depth, class Luma, class Out>
 struct BilateralSpec<Kokkos::Cuda, Depth, Luma, Out,
                      std::enable_if_t<std::is_same_v<typename Depth::non_const_value_type, float>>> {
-  // Row pitch; a single column still has one (it need not be 1), a single row none.
-  template <class V>
-  static std::int64_t ld(const V& v) { return v.extent(0) < 2 ? std::int64_t(v.extent(1)) : std::int64_t(v.stride(0)); }
-  template <class V>
-  static bool rows(const V& v) { return v.extent(1) < 2 || v.stride(1) == 1; }
   static void apply(const Kokkos::Cuda& exec, const Depth& d, const Luma& l, const Out& o, const BilateralTables& t) {
-    if (rows(d) && rows(l) && rows(o))
-      native_cuda::bilateral(exec.cuda_stream(), d.data(), ld(d), l.data(), ld(l), o.data(), ld(o), int(d.extent(0)),
-                             int(d.extent(1)), t);
+    if (rows_contiguous(d) && rows_contiguous(l) && rows_contiguous(o))
+      native_cuda::bilateral(exec.cuda_stream(), d.data(), row_pitch(d), l.data(), row_pitch(l), o.data(),
+                             row_pitch(o), int(d.extent(0)), int(d.extent(1)), t);
     else
       bilateral_kokkos(exec, d, l, o, t);
   }

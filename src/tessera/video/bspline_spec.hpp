@@ -15,6 +15,7 @@
 // the truncation) and takes every plane size.
 #include "tessera/config.hpp"
 #include "tessera/video/impl/bspline_kokkos.hpp"
+#include "tessera/video/impl/plane_layout.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/video/bspline_native_cuda.hpp"
 #endif
@@ -22,18 +23,6 @@
 #include <type_traits>
 
 namespace tessera::video::impl {
-
-template <class View>
-bool rows_contiguous(const View& v) {
-  return v.extent(1) < 2 || v.stride(1) == 1;
-}
-
-// Elements between rows of a row-contiguous plane (a single row has no next
-// row; a single column still has its pitch, which need not be 1).
-template <class View>
-std::int64_t row_pitch(const View& v) {
-  return std::int64_t(v.extent(0) < 2 ? v.extent(1) : v.stride(0));
-}
 
 template <class ExecSpace, class In, class Coef, class Enable = void>
 struct BsplinePrefilterSpec {
