@@ -67,6 +67,9 @@ KOKKOS_INLINE_FUNCTION int mirror_index(int k, int n) {
 // once per chunk rather than once per sample.
 inline constexpr int kIirChunk = 8;
 
+// The prefilter's pole z = sqrt(3) - 2.
+inline constexpr double kBsplinePole = -0.26794919243112270;
+
 // In-place prefilter of c[0], c[s], ..., c[(n-1)s] (already multiplied by
 // the gain 6 when n > 1). The causal initial value is the mirror sum in double
 // (z^k underflows in float long before the far end's terms vanish), summed to
@@ -74,7 +77,7 @@ inline constexpr int kIirChunk = 8;
 // one magnitude, as pixel values are.
 KOKKOS_INLINE_FUNCTION void bspline_iir_line(float* c, std::int64_t s, int n) {
   if (n < 2) return;
-  constexpr double z = -0.26794919243112270;  // sqrt(3) - 2
+  constexpr double z = kBsplinePole;
   constexpr double zinv = 1.0 / z;
   {
     double zn1 = 1.0, b = z;  // z^(n-1) by squaring
@@ -138,10 +141,10 @@ struct BsplineFirTaps {
 
 constexpr BsplineFirTaps make_bspline_fir_taps() {
   BsplineFirTaps t{};
-  double v = 1.7320508075688772;  // sqrt(3) z^n, z = sqrt(3) - 2
+  double v = kBsplinePole + 2;  // sqrt(3) z^n
   for (int n = 0; n <= kBsplineFirRadius; ++n) {
     t.h[n] = float(v);
-    v *= -0.26794919243112270;
+    v *= kBsplinePole;
   }
   return t;
 }
