@@ -70,16 +70,19 @@ __global__ void scale_tall(T* x, Index K, int N, Index ld, T beta) {
   }
 }
 
-// Whether the current GPU has FP64 tensor cores (compute capability >= 8.0).
-inline bool has_dmma() {
-  static const bool yes = [] {
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return false;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
-    return major >= 8;
+// The current GPU's compute capability major (0 when there is none).
+inline int cc_major() {
+  static const int major = [] {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
+    return v;
   }();
-  return yes;
+  return major;
 }
+// FP64 tensor cores: m8n8k4 from sm_80, m16n8k{4,8,16} from sm_90.
+inline bool has_dmma() { return cc_major() >= 8; }
+inline bool has_dmma16() { return cc_major() >= 9; }
 
 // Fig. 19 of the paper: the cost of the global reduction, measured by
 // leaving it out (results invalid; benchmarks only).
@@ -319,7 +322,13 @@ inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
   }();
   tsm::init_table_from_environment(gpu);
   const NativeConfigT c = tsm::choose_config(tsmttsm, complex, M, N);
-  return c.mma > 0 && !has_dmma() ? register_config(tsmttsm, complex, M, N) : c;
+  if (c.mma > 0 && !has_dmma()) return register_config(tsmttsm, complex, M, N);
+  if (!tsmttsm && c.mma == 2 && !has_dmma16()) {
+    NativeConfigT m8 = c;
+    m8.mma = 1;
+    return m8;
+  }
+  return c;
 }
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -18,11 +18,13 @@
 // steps) per iteration with the next 8 rows' loads in flight (leap-frog).
 // Complex: three real products per tile (Gauss).
 //
-// TSMM B = alpha A C + beta B: the product's rows are the tall index, so a
+// TSMM B = alpha A C + beta B (its kernels are in tsm_tsmm.cu, the one file
+// that launches them): the product's rows are the tall index, so a
 // warp computes 8 rows of B at a time: A fragments A[k0 + l/4][m0 + l%4]
 // (all of the row block's M columns held in registers, the next block's in
-// flight), alpha C from shared memory (row stride = 8 mod 16 doubles: the
-// four k rows of a fragment load fall in different banks).
+// flight), alpha C from shared memory (row stride = 4 mod 16 doubles: the
+// four k rows and eight columns of a half-warp's fragment load fall in 16
+// different 8-byte banks). On sm_90 the m16n8k4 kernel below replaces it.
 #include "tsm/tsm_kernels.cuh"
 
 namespace tessera::native_cuda::tsm_detail {
@@ -35,6 +37,21 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
 #else
   (void)d0, (void)d1, (void)a, (void)b;
   __trap();  // the host never selects these kernels below sm_80
+#endif
+}
+
+// m16n8k4 (sm_90): D(16x8) += A(16x4) B(4x8) at twice m8n8k4's rate on the
+// H100 (66 against 33 TFLOP/s, perf/experiments/tsm_dmma_probe.cu); lane l
+// holds A[l/4][l%4] and A[l/4 + 8][l%4], B[l%4][l/4], and D[l/4][2(l%4) + j],
+// D[l/4 + 8][2(l%4) + j].
+__device__ __forceinline__ void dmma16(double (&d)[4], double a0, double a1, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a0), "d"(a1), "d"(b));
+#else
+  (void)d, (void)a0, (void)a1, (void)b;
+  __trap();  // the host never selects these kernels below sm_90
 #endif
 }
 
@@ -94,6 +111,60 @@ __device__ __forceinline__ zcomplex acc_value(const Acc<zcomplex>& c, int j) {
   return zcomplex(c.p1[j] - c.p2[j], c.p3[j] - c.p1[j] - c.p2[j]);
 }
 
+// acc[i][j] += a[i] b[j] over a warp's WT x WT tiles of 8 x 8. On sm_90 with
+// WT even, tiles i and i + 1 of a column take one m16n8k4 (rows i of a[i],
+// rows 8 + i of a[i + 1], the same B fragment and accumulator layout): half
+// the DMMA instructions at twice the rate per flop.
+template <int WT>
+__device__ __forceinline__ void mma_block(Acc<double> (&acc)[WT][WT], const Frag<double> (&a)[WT],
+                                          const Frag<double> (&b)[WT]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (WT % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < WT; i += 2)
+#pragma unroll
+      for (int j = 0; j < WT; ++j) {
+        double d[4] = {acc[i][j].d0, acc[i][j].d1, acc[i + 1][j].d0, acc[i + 1][j].d1};
+        dmma16(d, a[i].v, a[i + 1].v, b[j].v);
+        acc[i][j].d0 = d[0], acc[i][j].d1 = d[1], acc[i + 1][j].d0 = d[2], acc[i + 1][j].d1 = d[3];
+      }
+  } else
+#endif
+  {
+#pragma unroll
+    for (int i = 0; i < WT; ++i)
+#pragma unroll
+      for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], b[j]);
+  }
+}
+template <int WT>
+__device__ __forceinline__ void mma_block(Acc<zcomplex> (&acc)[WT][WT], const Frag<zcomplex> (&a)[WT],
+                                          const Frag<zcomplex> (&b)[WT]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (WT % 2 == 0) {
+    auto pair = [](double(&lo)[2], double(&hi)[2], double a0, double a1, double bv) {
+      double d[4] = {lo[0], lo[1], hi[0], hi[1]};
+      dmma16(d, a0, a1, bv);
+      lo[0] = d[0], lo[1] = d[1], hi[0] = d[2], hi[1] = d[3];
+    };
+#pragma unroll
+    for (int i = 0; i < WT; i += 2)
+#pragma unroll
+      for (int j = 0; j < WT; ++j) {
+        pair(acc[i][j].p1, acc[i + 1][j].p1, a[i].re, a[i + 1].re, b[j].re);
+        pair(acc[i][j].p2, acc[i + 1][j].p2, a[i].im, a[i + 1].im, b[j].im);
+        pair(acc[i][j].p3, acc[i + 1][j].p3, a[i].re + a[i].im, a[i + 1].re + a[i + 1].im, b[j].re + b[j].im);
+      }
+  } else
+#endif
+  {
+#pragma unroll
+    for (int i = 0; i < WT; ++i)
+#pragma unroll
+      for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], b[j]);
+  }
+}
+
 // Rows per K-loop iteration of a K slice: two k4 steps.
 constexpr int kMmaRows = 8;
 
@@ -142,11 +213,7 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
       const bool more = kn < s.K;
       if (more) load(kn, an, bn2);  // leap-frog: the next 8 rows in flight during these DMMAs
 #pragma unroll
-      for (int u = 0; u < 2; ++u)
-#pragma unroll
-        for (int i = 0; i < WT; ++i)
-#pragma unroll
-          for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[u][i], b[u][j]);
+      for (int u = 0; u < 2; ++u) mma_block<WT>(acc, a[u], b[u]);
       if (!more) break;
 #pragma unroll
       for (int u = 0; u < 2; ++u)
@@ -332,10 +399,7 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
         shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
         shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
       }
-#pragma unroll
-      for (int i = 0; i < WT; ++i)
-#pragma unroll
-        for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], bb[j]);
+      mma_block<WT>(acc, a, bb);
     }
   }
   cp_async_wait<0>();
@@ -404,95 +468,6 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
   kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
-}
-
-// TSMM, double: a warp computes 8 rows of B per iteration; M up to 64 (16 k4 steps).
-constexpr int kMmaMaxSteps = 16, kMmaMaxTiles = 8;
-
-template <int MaxSteps>
-__global__ void __launch_bounds__(256)
-    tsmm_mma_kernel(int M, int N, Index K, int ldsc, const double* __restrict__ A, Index lda,
-                    const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta, double* B,
-                    Index ldb, bool vec2) {
-  extern __shared__ double smem_raw[];
-  double* c = smem_raw;  // ceil4(M) rows x ldsc, alpha C, zero-padded
-  const int steps = (M + 3) / 4, ntiles = (N + 7) / 8;
-  for (int e = threadIdx.x; e < steps * 4 * ldsc; e += blockDim.x) {
-    const int m = e / ldsc, n = e % ldsc;
-    c[e] = (m < M && n < N) ? alpha * C[m * ldcr + n * ldcc] : 0.0;
-  }
-  __syncthreads();
-  const int lane = threadIdx.x % 32, r = lane & 3, q = lane >> 2;
-  const Index warps = Index(gridDim.x) * (blockDim.x / 32);
-  Index k0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 8;
-  if (k0 >= K) return;
-  double a[MaxSteps];
-  auto load = [&](Index kb, double(&x)[MaxSteps]) {
-    const Index row = kb + q;
-    const double* ar = A + row * lda;
-#pragma unroll
-    for (int t = 0; t < MaxSteps; ++t)
-      if (t < steps) x[t] = (row < K && 4 * t + r < M) ? __ldg(ar + 4 * t + r) : 0.0;
-  };
-  load(k0, a);
-  while (true) {
-    const Index kn = k0 + warps * 8;
-    double an[MaxSteps];
-    const bool more = kn < K;
-    if (more) load(kn, an);  // leap-frog: the next row block in flight during these DMMAs
-    const Index row = k0 + q;
-    double* br = B + row * ldb;
-    // All of the row block's output tiles at once: independent accumulators
-    // keep the DMMAs of one k4 step from waiting on each other.
-    double d[kMmaMaxTiles][2];
-#pragma unroll
-    for (int nt = 0; nt < kMmaMaxTiles; ++nt) d[nt][0] = d[nt][1] = 0.0;
-#pragma unroll
-    for (int t = 0; t < MaxSteps; ++t)
-      if (t < steps)
-#pragma unroll
-        for (int nt = 0; nt < kMmaMaxTiles; ++nt)
-          if (nt < ntiles) dmma(d[nt][0], d[nt][1], a[t], c[(4 * t + r) * ldsc + nt * 8 + q]);
-    if (row < K)
-#pragma unroll
-      for (int nt = 0; nt < kMmaMaxTiles; ++nt) {
-        const int n = nt * 8 + 2 * r;
-        if (vec2 && n + 1 < N) {  // one 16-byte store for the pair
-          double2 v = make_double2(d[nt][0], d[nt][1]);
-          if (beta != 0.0) {
-            const double2 o = *reinterpret_cast<const double2*>(br + n);
-            v.x += beta * o.x;
-            v.y += beta * o.y;
-          }
-          *reinterpret_cast<double2*>(br + n) = v;
-          continue;
-        }
-        if (n < N) br[n] = beta == 0.0 ? d[nt][0] : d[nt][0] + beta * br[n];
-        if (n + 1 < N) br[n + 1] = beta == 0.0 ? d[nt][1] : d[nt][1] + beta * br[n + 1];
-      }
-    if (!more) break;
-#pragma unroll
-    for (int t = 0; t < MaxSteps; ++t) a[t] = an[t];
-    k0 = kn;
-  }
-}
-
-inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
-                            const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
-  const int ntiles = (N + 7) / 8;
-  const int ldsc = ntiles * 8 % 16 == 8 ? ntiles * 8 : ntiles * 8 + 8;  // = 8 mod 16
-  const std::size_t smem = std::size_t((M + 3) / 4 * 4) * ldsc * sizeof(double);
-  const int threads = 256;
-  auto kernel = tsmm_mma_kernel<kMmaMaxSteps>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
-  const Index rows_per_block = Index(threads / 32) * 8 * 2;
-  const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
-  const bool vec2 = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
-  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, ldsc, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec2);
-  check(cudaGetLastError(), "tsmm (tensor cores) launch");
 }
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -1,10 +1,255 @@
 // Native TSMM, double and complex: 1, 2 or 4 outputs per thread, two rows per iteration;
-// double also on the tensor cores.
+// double also on the tensor cores (m8n8k4, or m16n8k4 on sm_90).
 #include "tsm/tsm_mma.cuh"
 
 #include <type_traits>
 
 namespace tessera::native_cuda {
+
+namespace tsm_detail {
+
+// TSMM, double: a warp computes 8 rows of B per iteration; M up to 64 (16 k4 steps).
+constexpr int kMmaMaxSteps = 16, kMmaMaxTiles = 8;
+
+template <int MaxSteps>
+__global__ void __launch_bounds__(256)
+    tsmm_mma_kernel(int M, int N, Index K, int ldsc, const double* __restrict__ A, Index lda,
+                    const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta, double* B,
+                    Index ldb, bool vec2) {
+  extern __shared__ double smem_raw[];
+  double* c = smem_raw;  // ceil4(M) rows x ldsc, alpha C, zero-padded
+  const int steps = (M + 3) / 4, ntiles = (N + 7) / 8;
+  for (int e = threadIdx.x; e < steps * 4 * ldsc; e += blockDim.x) {
+    const int m = e / ldsc, n = e % ldsc;
+    c[e] = (m < M && n < N) ? alpha * C[m * ldcr + n * ldcc] : 0.0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x % 32, r = lane & 3, q = lane >> 2;
+  const Index warps = Index(gridDim.x) * (blockDim.x / 32);
+  Index k0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 8;
+  if (k0 >= K) return;
+  double a[MaxSteps];
+  auto load = [&](Index kb, double(&x)[MaxSteps]) {
+    const Index row = kb + q;
+    const double* ar = A + row * lda;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t)
+      if (t < steps) x[t] = (row < K && 4 * t + r < M) ? __ldg(ar + 4 * t + r) : 0.0;
+  };
+  load(k0, a);
+  while (true) {
+    const Index kn = k0 + warps * 8;
+    double an[MaxSteps];
+    const bool more = kn < K;
+    if (more) load(kn, an);  // leap-frog: the next row block in flight during these DMMAs
+    const Index row = k0 + q;
+    double* br = B + row * ldb;
+    // All of the row block's output tiles at once: independent accumulators
+    // keep the DMMAs of one k4 step from waiting on each other.
+    double d[kMmaMaxTiles][2];
+#pragma unroll
+    for (int nt = 0; nt < kMmaMaxTiles; ++nt) d[nt][0] = d[nt][1] = 0.0;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t)
+      if (t < steps)
+#pragma unroll
+        for (int nt = 0; nt < kMmaMaxTiles; ++nt)
+          if (nt < ntiles) dmma(d[nt][0], d[nt][1], a[t], c[(4 * t + r) * ldsc + nt * 8 + q]);
+    if (row < K)
+#pragma unroll
+      for (int nt = 0; nt < kMmaMaxTiles; ++nt) {
+        const int n = nt * 8 + 2 * r;
+        if (vec2 && n + 1 < N) {  // one 16-byte store for the pair
+          double2 v = make_double2(d[nt][0], d[nt][1]);
+          if (beta != 0.0) {
+            const double2 o = *reinterpret_cast<const double2*>(br + n);
+            v.x += beta * o.x;
+            v.y += beta * o.y;
+          }
+          *reinterpret_cast<double2*>(br + n) = v;
+          continue;
+        }
+        if (n < N) br[n] = beta == 0.0 ? d[nt][0] : d[nt][0] + beta * br[n];
+        if (n + 1 < N) br[n + 1] = beta == 0.0 ? d[nt][1] : d[nt][1] + beta * br[n + 1];
+      }
+    if (!more) break;
+#pragma unroll
+    for (int t = 0; t < MaxSteps; ++t) a[t] = an[t];
+    k0 = kn;
+  }
+}
+
+inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                            const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  const int ntiles = (N + 7) / 8;
+  const int ldsc = ntiles * 8 + (ntiles * 8 % 16 == 8 ? 12 : 4);  // = 4 mod 16
+  const std::size_t smem = std::size_t((M + 3) / 4 * 4) * ldsc * sizeof(double);
+  const int threads = 256;
+  auto kernel = tsmm_mma_kernel<kMmaMaxSteps>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index rows_per_block = Index(threads / 32) * 8 * 2;
+  const Index want = (K + rows_per_block - 1) / rows_per_block;
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const bool vec2 = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
+  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, ldsc, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec2);
+  check(cudaGetLastError(), "tsmm (tensor cores) launch");
+}
+
+// TSMM, double, sm_90: a warp computes 16 rows of B per iteration with
+// m16n8k4, half the shared-memory loads per row of the 8-row kernel above and
+// twice its tensor rate. The inner index is permuted so that a lane's A
+// elements are contiguous: unit u (8 columns of A), lane t = l % 4 and j < 2
+// take column 8u + 2t + j (one 16-byte load per row and unit); the block
+// stores alpha C in that fragment order,
+// cf[((u NT + nt) 32 + l) 2 + j] = alpha C[8u + 2t + j][8nt + l/4], so every
+// fragment load is one conflict-free 16-byte load. A sum over a permuted index
+// is the same sum. MaxU x MaxNT bounds ceil(M/8) x ceil(N/8) (registers); the
+// next 16 rows' loads are in flight during the DMMAs (leap-frog).
+template <int MaxU, int MaxNT>
+__global__ void __launch_bounds__(256)
+    tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
+                      Index ldcr, Index ldcc, double alpha, double beta, double* B, Index ldb, bool vec_a,
+                      bool vec_b) {
+  extern __shared__ double smem_raw[];
+  double* cf = smem_raw;
+  const int U = (M + 7) / 8, NT = (N + 7) / 8;
+  for (int e = threadIdx.x; e < U * NT * 64; e += blockDim.x) {
+    const int j = e & 1, l = (e >> 1) & 31, nt = (e >> 6) % NT, u = (e >> 6) / NT;
+    const int m = 8 * u + 2 * (l & 3) + j, n = 8 * nt + (l >> 2);
+    cf[e] = (m < M && n < N) ? alpha * C[m * ldcr + n * ldcc] : 0.0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+  const Index warps = Index(gridDim.x) * (blockDim.x / 32);
+  Index r0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 16;
+  if (r0 >= K) return;
+  // Whole units of A and whole tiles of B with 16-byte access: the common
+  // case takes unguarded loads and stores (warp-uniform choice per 16 rows).
+  const bool whole_a = vec_a && M % 8 == 0, whole_b = vec_b && N % 8 == 0 && beta == 0.0;
+  double2 a[2][MaxU];
+  auto load = [&](Index rb, double2(&x)[2][MaxU]) {
+    if (whole_a && rb + 16 <= K) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const double2* ar = reinterpret_cast<const double2*>(A + (rb + g + 8 * h) * lda + 2 * t);
+#pragma unroll
+        for (int u = 0; u < MaxU; ++u)
+          if (u < U) x[h][u] = __ldg(ar + 4 * u);
+      }
+      return;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const Index row = rb + g + 8 * h;
+      const double* ar = A + row * lda + 2 * t;
+#pragma unroll
+      for (int u = 0; u < MaxU; ++u)
+        if (u < U) {
+          const int m = 8 * u + 2 * t;
+          x[h][u].x = row < K && m < M ? __ldg(ar + 8 * u) : 0.0;
+          x[h][u].y = row < K && m + 1 < M ? __ldg(ar + 8 * u + 1) : 0.0;
+        }
+    }
+  };
+  load(r0, a);
+  const double2* cf2 = reinterpret_cast<const double2*>(cf);
+  while (true) {
+    const Index rn = r0 + warps * 16;
+    const bool more = rn < K;
+    double2 an[2][MaxU];
+    if (more) load(rn, an);
+    double d[MaxNT][4];
+#pragma unroll
+    for (int nt = 0; nt < MaxNT; ++nt) d[nt][0] = d[nt][1] = d[nt][2] = d[nt][3] = 0.0;
+#pragma unroll
+    for (int u = 0; u < MaxU; ++u)
+      if (u < U)
+#pragma unroll
+        for (int nt = 0; nt < MaxNT; ++nt)
+          if (nt < NT) {
+            const double2 b = cf2[(u * NT + nt) * 32 + lane];
+            dmma16(d[nt], a[0][u].x, a[1][u].x, b.x);
+            dmma16(d[nt], a[0][u].y, a[1][u].y, b.y);
+          }
+    if (whole_b && r0 + 16 <= K) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        double2* br = reinterpret_cast<double2*>(B + (r0 + g + 8 * h) * ldb + 2 * t);
+#pragma unroll
+        for (int nt = 0; nt < MaxNT; ++nt)
+          if (nt < NT) br[4 * nt] = make_double2(d[nt][2 * h], d[nt][2 * h + 1]);
+      }
+    } else {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const Index row = r0 + g + 8 * h;
+        if (row >= K) continue;
+        double* br = B + row * ldb;
+#pragma unroll
+        for (int nt = 0; nt < MaxNT; ++nt) {
+          const int n = 8 * nt + 2 * t;
+          if (nt >= NT || n >= N) continue;
+          double v0 = d[nt][2 * h], v1 = d[nt][2 * h + 1];
+          if (vec_b && n + 1 < N) {  // one 16-byte store for the pair
+            if (beta != 0.0) {
+              const double2 o = *reinterpret_cast<const double2*>(br + n);
+              v0 += beta * o.x;
+              v1 += beta * o.y;
+            }
+            *reinterpret_cast<double2*>(br + n) = make_double2(v0, v1);
+            continue;
+          }
+          br[n] = beta == 0.0 ? v0 : v0 + beta * br[n];
+          if (n + 1 < N) br[n + 1] = beta == 0.0 ? v1 : v1 + beta * br[n + 1];
+        }
+      }
+    }
+    if (!more) break;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int u = 0; u < MaxU; ++u) a[h][u] = an[h][u];
+    r0 = rn;
+  }
+}
+
+template <int MaxU, int MaxNT>
+void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                          const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  const std::size_t smem = std::size_t((M + 7) / 8) * ((N + 7) / 8) * 64 * sizeof(double);
+  const int threads = 256;
+  const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
+  const bool vec_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
+  auto kernel = tsmm_mma16_kernel<MaxU, MaxNT>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index rows_per_block = Index(threads / 32) * 16;
+  const Index want = (K + rows_per_block - 1) / rows_per_block;
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
+                                                     vec_b);
+  check(cudaGetLastError(), "tsmm (tensor cores, m16n8k4) launch");
+}
+
+// Register bounds (units of A, tiles of B) by M and by N: 16, 32 or 64.
+template <int MaxU>
+void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                         const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  if (N <= 16) return launch_tsmm_mma16_as<MaxU, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+  if (N <= 32) return launch_tsmm_mma16_as<MaxU, 4>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+  launch_tsmm_mma16_as<MaxU, 8>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+}
+inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                              const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  if (M <= 16) return launch_tsmm_mma16_n<2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+  if (M <= 32) return launch_tsmm_mma16_n<4>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+  launch_tsmm_mma16_n<8>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+}
+
+}  // namespace tsm_detail
 
 namespace {
 template <class T>
@@ -18,7 +263,8 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
   }
   const auto c = config_for(false, !std::is_same_v<T, double>, M, N);
   if constexpr (std::is_same_v<T, double>)
-    if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+    if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+    else if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   switch (c.outputs) {
     case 1: launch_tsmm<T, 1, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
     case 2: launch_tsmm<T, 2, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
@@ -44,6 +290,8 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
            std::to_string(8 * c.mma) + " block of C, " +
            (c.stages ? "rows staged by a " + std::to_string(c.stages) + "-stage cp.async pipeline" : "leap-frog") +
            ", shared-memory block sum";
+  if (c.mma == 2)
+    return "tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in fragment order";
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +

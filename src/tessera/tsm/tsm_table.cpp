@@ -29,22 +29,24 @@ int mma_warps(int M, int N, int wt) {
 }  // namespace
 
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
-  // The H100's choices (`tessera tune tsm`, M = N, 2026-11-24), by the wider
-  // operand: register tiles only at 1..2; from 3 the tensor-core kernels,
-  // fragments straight from global memory while few warps hold C, the
-  // cp.async stages once the accumulators leave few registers for loads.
+  // The H100's choices (`tessera tune tsm`, M = N, 2026-11-25, with the
+  // m16n8k4 pairs of tensor-core tiles), by the wider operand: register tiles
+  // only at 1..2; from 3 the tensor-core kernels, fragments straight from
+  // global memory while few warps hold C, the cp.async stages once the
+  // accumulators leave few registers for loads. TSMM: the register kernel at
+  // 1, 2 and 4, else the m16n8k4 kernel.
   NativeConfig c;
   const int d = std::max(M, N);
   if (tsmttsm && d <= 2) {
     c.tile = complex ? 1 : d;
   } else if (tsmttsm && complex) {
     c.mma = d <= 24 ? 1 : 2;
-    c.stages = d > 6 && d <= 24 ? 3 : 0;
+    c.stages = d > 6 ? 3 : 0;
   } else if (tsmttsm) {
-    c.mma = d <= 8 ? 1 : d <= 12 ? 2 : d <= 24 ? 1 : d <= 48 ? 2 : 4;
+    c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     c.stages = d > 12 ? 3 : 0;
-  } else if (!complex && d > 12) {
-    c.mma = 1;
+  } else if (!complex && d != 1 && d != 2 && d != 4) {
+    c.mma = 2;
   } else {
     c.outputs = complex && N > 8 ? 4 : 1;
   }
@@ -56,7 +58,7 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   if (c.mma > 0) {
     if (tsmttsm) return (c.mma == 1 || c.mma == 2 || (c.mma == 4 && !complex)) && mma_warps(M, N, c.mma) <= 16;
-    return c.mma == 1 && !complex;
+    return (c.mma == 1 || c.mma == 2) && !complex;
   }
   if (tsmttsm) {
     const bool compiled = c.tile == 1 || c.tile == 2 || c.tile == 4 || (c.tile == 8 && !complex);

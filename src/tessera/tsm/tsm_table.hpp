@@ -23,7 +23,8 @@ struct NativeConfig {
   int outputs = 0;  // TSMM: outputs per thread and row (1, 2, 4)
   // Tensor-core (DMMA m8n8k4) kernels when > 0, replacing tile/outputs.
   // TSMTTSM: a warp owns mma x mma tiles of 8x8 (1, 2, 4 double; 1, 2
-  // complex); TSMM: 1 (a warp computes 8 rows of B at a time).
+  // complex); TSMM: 1 (m8n8k4, a warp computes 8 rows of B at a time) or 2
+  // (m16n8k4, 16 rows per warp; sm_90 and later, else 1).
   int mma = 0;
   // TSMTTSM with mma: 0 loads fragments straight from global memory; 3 stages
   // the rows through shared memory with a three-stage cp.async pipeline.

@@ -58,6 +58,16 @@ std::string table_with(const std::string& entry, const std::string& head = R"("f
   return "{" + head + R"(, "entries": [)" + entry + "]}";
 }
 
+TEST(TsmTable, TensorCoreTsmmEntries) {
+  for (int mma : {1, 2}) {
+    const Table b = parse_table(
+        table_with(R"({"kernel": "tsmm", "type": "d", "m": 64, "n": 9, "mma": )" + std::to_string(mma) + "}"), "inline");
+    ASSERT_EQ(b.entries.size(), 1u);
+    EXPECT_EQ(b.entries[0].config.mma, mma);
+    EXPECT_EQ(config_name(false, b.entries[0].config), "mma " + std::to_string(mma));
+  }
+}
+
 TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
   expect_refused("{not json", "not valid JSON");
   expect_refused(R"({"format": "other", "version": 1})", "not a tessera-tsm-table");
@@ -76,6 +86,8 @@ TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
                  "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 1, "stages": 3})"),
                  "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 4})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 8, "n": 8, "mma": 2})"), "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4})"), "malformed");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": "four", "n": 4, "outputs": 1})"), "malformed");
   EXPECT_THROW(load_table("/nonexistent/tsm.json"), std::invalid_argument);
