@@ -10,8 +10,10 @@
 // scratch; exact differences, so near-equal rows keep their small distances)
 // and gemm (||f||^2 + ||d||^2 - 2 F D^T by KokkosBlas::gemm (cuBLAS on CUDA
 // builds with the TPL; no TF32), clamped at 0; faster, but the cancellation
-// costs absolute accuracy of order eps (||f||^2 + ||d||^2)). automatic runs
-// the tiled kernel (native CUDA where built). The gemm form fences exec.
+// costs absolute accuracy of order eps (||f||^2 + ||d||^2)), and gemm_fused
+// (the GEMM form's arithmetic in one native CUDA kernel, norms and clamp
+// included; elsewhere it is gemm). automatic runs the tiled kernel (native
+// CUDA where built). The gemm form fences exec.
 #include "tessera/config.hpp"
 #include "tessera/video/impl/pairwise_kokkos.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
@@ -24,7 +26,7 @@
 
 namespace tessera::video {
 
-enum class PairwiseAlgorithm { automatic, tiled, gemm };
+enum class PairwiseAlgorithm { automatic, tiled, gemm, gemm_fused };
 
 namespace detail {
 template <class ExecSpace, class FView, class DView, class PView>
@@ -51,14 +53,6 @@ void pairwise_distance(const ExecSpace& exec, const FView& F, const DView& D, co
                        PairwiseAlgorithm algorithm = PairwiseAlgorithm::automatic) {
   detail::pairwise_check<ExecSpace>(F, D, P);
   if (P.extent(0) == 0 || P.extent(1) == 0) return;
-  if (algorithm == PairwiseAlgorithm::gemm) {
-    Kokkos::View<float*, typename ExecSpace::memory_space> fn(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::video::pairwise_fn"), F.extent(0));
-    Kokkos::View<float*, typename ExecSpace::memory_space> dn(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::video::pairwise_dn"), D.extent(0));
-    impl::pairwise_gemm_kokkos(exec, F, D, P, fn, dn);
-    return;
-  }
 #if TESSERA_HAS_CUDA_NATIVE
   if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda> &&
                 std::is_same_v<typename FView::non_const_value_type, float> &&
@@ -66,14 +60,26 @@ void pairwise_distance(const ExecSpace& exec, const FView& F, const DView& D, co
                 std::is_same_v<typename FView::array_layout, Kokkos::LayoutRight> &&
                 std::is_same_v<typename DView::array_layout, Kokkos::LayoutRight> &&
                 std::is_same_v<typename PView::array_layout, Kokkos::LayoutRight>) {
-    if (algorithm == PairwiseAlgorithm::automatic && F.span_is_contiguous() && D.span_is_contiguous() &&
-        P.span_is_contiguous()) {
-      native_cuda::pairwise_tiled(exec.cuda_stream(), F.data(), D.data(), P.data(), int(F.extent(0)),
-                                  int(D.extent(0)), int(F.extent(1)));
+    const bool contiguous = F.span_is_contiguous() && D.span_is_contiguous() && P.span_is_contiguous();
+    const int m = int(F.extent(0)), n = int(D.extent(0)), l = int(F.extent(1));
+    if (contiguous && algorithm == PairwiseAlgorithm::automatic) {
+      native_cuda::pairwise_tiled(exec.cuda_stream(), F.data(), D.data(), P.data(), m, n, l);
+      return;
+    }
+    if (contiguous && algorithm == PairwiseAlgorithm::gemm_fused) {
+      native_cuda::pairwise_gemm_fused(exec.cuda_stream(), F.data(), D.data(), P.data(), m, n, l);
       return;
     }
   }
 #endif
+  if (algorithm == PairwiseAlgorithm::gemm || algorithm == PairwiseAlgorithm::gemm_fused) {
+    Kokkos::View<float*, typename ExecSpace::memory_space> fn(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::video::pairwise_fn"), F.extent(0));
+    Kokkos::View<float*, typename ExecSpace::memory_space> dn(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::video::pairwise_dn"), D.extent(0));
+    impl::pairwise_gemm_kokkos(exec, F, D, P, fn, dn);
+    return;
+  }
   impl::pairwise_tiled_kokkos(exec, F, D, P);
 }
 

@@ -57,7 +57,7 @@ TYPED_TEST(Pairwise, BothFormsMatchTheDoubleLoop) {
   using E = TypeParam;
   E exec;
   struct Case { int m, n, l; };
-  for (const Case c : {Case{37, 53, 45}, Case{70, 33, 7}, Case{17, 129, 100}, Case{5, 3, 16}}) {
+  for (const Case c : {Case{37, 53, 45}, Case{70, 33, 7}, Case{17, 129, 100}, Case{5, 3, 16}, Case{131, 262, 37}}) {
     const auto seed = tessera::test::fresh_seed();
     SCOPED_TRACE(std::string(E::name()) + " m n l = " + std::to_string(c.m) + " " + std::to_string(c.n) + " " +
                  std::to_string(c.l) + ", seed = " + std::to_string(seed));
@@ -68,13 +68,18 @@ TYPED_TEST(Pairwise, BothFormsMatchTheDoubleLoop) {
     auto F = upload<E>(hf, c.m, c.l);
     auto D = upload<E>(hd, c.n, c.l);
     Mat<E> P("P", c.m, c.n);
-    for (auto a : {PairwiseAlgorithm::automatic, PairwiseAlgorithm::tiled, PairwiseAlgorithm::gemm}) {
-      SCOPED_TRACE(a == PairwiseAlgorithm::gemm ? "gemm" : a == PairwiseAlgorithm::tiled ? "tiled" : "automatic");
+    for (auto a : {PairwiseAlgorithm::automatic, PairwiseAlgorithm::tiled, PairwiseAlgorithm::gemm,
+                   PairwiseAlgorithm::gemm_fused}) {
+      const bool gemm = a == PairwiseAlgorithm::gemm || a == PairwiseAlgorithm::gemm_fused;
+      SCOPED_TRACE(a == PairwiseAlgorithm::gemm         ? "gemm"
+                   : a == PairwiseAlgorithm::gemm_fused ? "gemm_fused"
+                   : a == PairwiseAlgorithm::tiled      ? "tiled"
+                                                        : "automatic");
       Kokkos::deep_copy(P, std::numeric_limits<float>::quiet_NaN());
       pairwise_distance(exec, F, D, P, a);
       exec.fence();
       const auto h = download(P);
-      EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), a == PairwiseAlgorithm::gemm ? 1e-5 : 2e-6);
+      EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), gemm ? 1e-5 : 2e-6);
     }
   }
 }
@@ -106,15 +111,18 @@ TYPED_TEST(Pairwise, NearEqualRows) {
     }
     EXPECT_LE(worst, 1e-3);
   }
-  pairwise_distance(exec, F, D, P, PairwiseAlgorithm::gemm);
-  exec.fence();
-  const auto h = download(P);
-  double norm_max = 0;
-  for (float x : hf) norm_max = std::max(norm_max, double(x) * x);
-  const double bound = 8 * 6e-8 * 2 * norm_max * l;  // a few ulps of ||f||^2 + ||d||^2
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    ASSERT_GE(h[i], 0.0f) << i;
-    ASSERT_LE(std::abs(h[i] - ref[i]), bound) << i;
+  for (auto a : {PairwiseAlgorithm::gemm, PairwiseAlgorithm::gemm_fused}) {
+    SCOPED_TRACE(a == PairwiseAlgorithm::gemm ? "gemm" : "gemm_fused");
+    pairwise_distance(exec, F, D, P, a);
+    exec.fence();
+    const auto h = download(P);
+    double norm_max = 0;
+    for (float x : hf) norm_max = std::max(norm_max, double(x) * x);
+    const double bound = 8 * 6e-8 * 2 * norm_max * l;  // a few ulps of ||f||^2 + ||d||^2
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      ASSERT_GE(h[i], 0.0f) << i;
+      ASSERT_LE(std::abs(h[i] - ref[i]), bound) << i;
+    }
   }
 }
 
