@@ -10,9 +10,9 @@
 //
 // Events first .. first+count-1 of the stream `seed` are generated; disjoint
 // ranges (MPI ranks, repeated calls) merge exactly with SigmaResult::operator+=.
-// On Kokkos::Cuda the native CUDA kernel runs (backends/cuda/gluon), elsewhere
-// the portable Kokkos kernel (impl/gluon_kokkos.hpp). Blocks until the result
-// is known. Conventions and normalisation: docs/gluon.md.
+// The portable Kokkos kernel runs on every execution space (impl/gluon_kokkos.hpp;
+// on Kokkos::Cuda it is faster than the native CUDA kernel, which stays
+// callable as native_cuda::gluon_integrate). Blocks until the result is known. Conventions and normalisation: docs/gluon.md.
 #include "tessera/core/exec_space.hpp"
 #include "tessera/gluon/gluon_presets.hpp"
 #include "tessera/gluon/gluon_spec.hpp"

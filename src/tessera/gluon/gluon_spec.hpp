@@ -1,12 +1,12 @@
 #pragma once
 // Dispatch of the gluon Monte Carlo (Kokkos Kernels' _spec shape): the primary
-// template runs the portable one-event-per-thread kernel; on Kokkos::Cuda with
-// native kernels built, the native CUDA kernel runs.
+// template runs the portable one-event-per-thread kernel, on Kokkos::Cuda too.
+// There the native CUDA kernel (gluon_native_cuda.hpp, the `native-cuda`
+// variant) is slower at every n and precision measured (the portable kernel is
+// 1.04-1.55x faster on the H100, 1.1-1.4x on the H200; docs/perf/gluon.md),
+// so no specialisation selects it.
 #include "tessera/config.hpp"
 #include "tessera/gluon/impl/gluon_kokkos.hpp"
-#if TESSERA_HAS_CUDA_NATIVE
-#include "tessera/gluon/gluon_native_cuda.hpp"
-#endif
 
 namespace tessera::gluon::impl {
 
@@ -18,16 +18,5 @@ struct IntegrateSpec {
   }
 };
 
-#if TESSERA_HAS_CUDA_NATIVE
-template <class T>
-struct IntegrateSpec<Kokkos::Cuda, T, Kokkos::CudaSpace,
-                     std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>>> {
-  static SigmaResult apply(const Kokkos::Cuda& exec, const EventConfig<T>& cfg,
-                           const PdfGrid<T, Kokkos::CudaSpace>& pdf, std::uint64_t seed, std::uint64_t first,
-                           std::uint64_t count) {
-    return native_cuda::gluon_integrate(exec.cuda_stream(), cfg, pdf, seed, first, count);
-  }
-};
-#endif
 
 }  // namespace tessera::gluon::impl

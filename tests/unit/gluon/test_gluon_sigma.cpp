@@ -6,6 +6,9 @@
 #include "exec_spaces.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/gluon/gluon.hpp"
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/gluon/gluon_native_cuda.hpp"
+#endif
 
 #include <cmath>
 #include <limits>
@@ -223,6 +226,8 @@ double sigma_gggg_quadrature(double sqrt_S, double ptmin, double etamax, double 
 
 struct SigmaRuns {
   SigmaResult api, thread, team;
+  bool has_native = false;
+  SigmaResult native;  // the native CUDA kernel, on Cuda where it is built
 };
 
 template <class E, class T>
@@ -236,6 +241,12 @@ SigmaRuns run_sigma(std::uint64_t seed, std::uint64_t events, double sqrt_s) {
   finalize(cfg);
   r.thread = impl::integrate_thread_kokkos(exec, cfg, pdf, seed, 0, events);
   r.team = impl::integrate_team_kokkos(exec, cfg, pdf, seed, 0, events / 4);
+#if TESSERA_HAS_CUDA_NATIVE
+  if constexpr (std::is_same_v<E, Kokkos::Cuda>) {
+    r.native = tessera::native_cuda::gluon_integrate(exec.cuda_stream(), cfg, pdf, seed, 0, events);
+    r.has_native = true;
+  }
+#endif
   return r;
 }
 
@@ -255,12 +266,27 @@ TYPED_TEST(GluonSigma, SigmaN4AgainstQuadrature) {
     EXPECT_LT(s.error() / s.sigma(), 0.05);
     EXPECT_LT(std::abs(s.sigma() - ref), 5 * s.error()) << "MC " << s.sigma() << " +- " << s.error() << " quadrature " << ref;
   }
-  // The thread kernel and the public API's portable path see the same events.
+  // The thread kernel and the public API's portable path see the same events,
+  // and so does the native CUDA kernel (other summation order).
   EXPECT_EQ(r.thread.accepted, r.api.accepted);
   EXPECT_NEAR(r.thread.sigma() / r.api.sigma(), 1.0, 1e-10);
+  if (r.has_native) {
+    EXPECT_EQ(r.native.generated, N);
+    // (an event on a cut's edge may fall either way under the other
+    // compilation's FMA contraction)
+    EXPECT_NEAR(double(r.native.accepted), double(r.thread.accepted), 2.0);
+    const bool same = r.native.accepted == r.thread.accepted;
+    EXPECT_NEAR(r.native.sigma() / r.thread.sigma(), 1.0, same ? 1e-8 : r.thread.error() / r.thread.sigma());
+    if (same) EXPECT_NEAR(r.native.error() / r.thread.error(), 1.0, 1e-6);
+  }
   // Float: the same estimate within its errors.
   const SigmaRuns f = run_sigma<E, float>(seed, N / 4, sqrt_s);
   EXPECT_LT(std::abs(f.api.sigma() - ref), 5 * f.api.error());
+  if (f.has_native) {
+    EXPECT_NEAR(double(f.native.accepted), double(f.thread.accepted), 2.0);
+    EXPECT_NEAR(f.native.sigma() / f.thread.sigma(), 1.0,
+                f.native.accepted == f.thread.accepted ? 1e-4 : f.thread.error() / f.thread.sigma());
+  }
 }
 
 // The same seed gives the same events on every backend: weights of a range
