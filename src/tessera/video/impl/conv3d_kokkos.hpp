@@ -185,6 +185,8 @@ inline std::size_t conv3d_register_scratch_bytes(int k) {
 // k^3 taps. Each X-wide input vector feeds up to R rows' multiply-adds. The
 // lanes are GCC vector types: written as plain loops inside the Kokkos
 // lambda, g++ either kept the accumulators in memory or did not vectorise.
+// Every access to acc has constant indices (the stores too: a run-time row
+// index would put acc on the stack, a load and a store around every add).
 // v: input (t0, y0 + s, x0 + s); kf: k^3 taps (l, j, m) contiguous;
 // out: output (t0, y0, x0); strides in floats.
 template <int R, int X>
@@ -192,6 +194,7 @@ template <int R, int X>
                                                   const float* kf, int k, float* out, std::ptrdiff_t orow, int rows,
                                                   int cols) {
   typedef float lanes __attribute__((vector_size(16)));
+  typedef float ulanes __attribute__((vector_size(16), aligned(4), may_alias));  // unaligned, aliasing floats
   constexpr int V = X / 4;
   static_assert(X % 4 == 0, "X: whole 4-float vectors");
   lanes acc[R][V];
@@ -200,25 +203,27 @@ template <int R, int X>
   for (int l = 0; l < k; ++l)
     for (int q = 0; q < k + R - 1; ++q) {
       const float* in = v + l * vplane + q * vrow;
+      const float* w = kf + std::ptrdiff_t(l * k + q) * k;  // taps row j = q - r: w - r k
       for (int m = 0; m < k; ++m) {
         lanes x[V];
-        std::memcpy(x, in + m, sizeof(x));  // unaligned loads
+        for (int u = 0; u < V; ++u) x[u] = *reinterpret_cast<const ulanes*>(in + m + 4 * u);
         // R is a constant: the r loop unrolls and acc stays in registers.
         for (int r = 0; r < R; ++r) {
-          const int j = q - r;
-          if (j < 0 || j >= k) continue;
-          const float w = kf[(l * k + j) * k + m];
-          for (int u = 0; u < V; ++u) acc[r][u] += w * x[u];
+          if (q - r < 0 || q - r >= k) continue;
+          const float wr = w[m - r * k];
+          for (int u = 0; u < V; ++u) acc[r][u] += wr * x[u];
         }
       }
     }
-  for (int r = 0; r < rows; ++r) {
+  for (int r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    float* o = out + r * orow;
     if (cols == X) {
-      std::memcpy(out + r * orow, acc[r], sizeof(acc[r]));
+      for (int u = 0; u < V; ++u) *reinterpret_cast<ulanes*>(o + 4 * u) = acc[r][u];
     } else {
-      float row[X];
-      std::memcpy(row, acc[r], sizeof(row));
-      for (int i = 0; i < cols; ++i) out[r * orow + i] = row[i];
+      for (int u = 0; u < V; ++u)
+        for (int i = 0; i < 4; ++i)
+          if (4 * u + i < cols) o[4 * u + i] = acc[r][u][i];
     }
   }
 }
@@ -227,8 +232,8 @@ template <int R, int X>
 // Host spaces: blocks of conv3d_host_rows x conv3d_host_x outputs through
 // the vectorised block above; a block whose input window leaves the frame
 // (zero padding) reads a zero-padded copy of that window first.
-inline constexpr int conv3d_host_rows = 4;
-inline constexpr int conv3d_host_x = 8;
+inline constexpr int conv3d_host_rows = 2;
+inline constexpr int conv3d_host_x = 16;
 inline constexpr int conv3d_host_max_k = 15;  // the padded copy's size; larger k: scalar loop
 
 template <class ExecSpace, class VView, class KView, class OView>
