@@ -6,6 +6,7 @@
 #include "tessera/driver/runner.hpp"
 #include "tessera/driver/workload.hpp"
 #include "tessera/driver/ceilings.hpp"
+#include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -105,8 +106,8 @@ std::string slurp(const std::string& path) {
 
 TEST(Results, FilesAreWrittenWholeOrNotAtAll) {
   const Report r = small_compare({"serial-reference"});
-  char dir_template[] = "/tmp/tessera-test-XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
+  const tessera::test::TempDir tmp("tessera-test-");
+  const std::string dir = tmp.str();
   write_csv(r, dir + "/r.csv");
   write_json(r, dir + "/r.json");
   const auto csv = slurp(dir + "/r.csv");
@@ -130,10 +131,6 @@ TEST(Results, FilesAreWrittenWholeOrNotAtAll) {
   // A folder that is not there: an error, and nothing left behind.
   EXPECT_THROW(write_csv(r, dir + "/missing/r.csv"), std::runtime_error);
   EXPECT_NE(access((dir + "/missing").c_str(), F_OK), 0);
-  std::remove((dir + "/r.csv").c_str());
-  std::remove((dir + "/r.json").c_str());
-  std::remove((dir + "/r.h5").c_str());
-  rmdir(dir.c_str());
 }
 
 TEST(Cli, RepeatedOptionsAndMalformedKokkosOptionsAreUsageErrors) {

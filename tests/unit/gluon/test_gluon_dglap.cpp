@@ -5,6 +5,7 @@
 // lhagrid1 grid (valid, written and read back exactly, interpolated close
 // to the evolution between its knots).
 #include "exec_spaces.hpp"
+#include "temp_dir.hpp"
 #include "tessera/gluon/gluon_dglap.hpp"
 #include "tessera/gluon/gluon_lhagrid.hpp"
 #include "tessera/gluon/gluon_presets.hpp"
@@ -129,10 +130,8 @@ TEST(GluonDglap, SetIsAValidLhagrid1Set) {
   for (double v : h.xg) EXPECT_GE(v, 0.0);
   // Cached by load_pdf; written and read back exactly.
   EXPECT_EQ(load_pdf("lh-lo-toy").xg, h.xg);
-  char tmpl[] = "/tmp/tessera_dglap_XXXXXX";
-  const char* root = mkdtemp(tmpl);
-  ASSERT_NE(root, nullptr);
-  const std::string dir = std::string(root) + "/lh-lo-toy";
+  const tessera::test::TempDir tmp("tessera_dglap_");
+  const std::string dir = tmp.str() + "/lh-lo-toy";
   ::mkdir(dir.c_str(), 0755);
   write_lhagrid1(h, dir);
   const PdfGridHost r = read_lhagrid1(dir);

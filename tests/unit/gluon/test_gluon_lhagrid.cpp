@@ -2,6 +2,7 @@
 // exactly; sets with two Q blocks are stacked; malformed files are refused
 // with one line; sets are found by directory and through LHAPDF_DATA_PATH.
 #include "exec_spaces.hpp"
+#include "temp_dir.hpp"
 #include "tessera/gluon/gluon_lhagrid.hpp"
 
 #include <cstdlib>
@@ -15,12 +16,6 @@ namespace {
 
 using namespace tessera::gluon;
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/tessera_lhagrid_XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  if (!d) throw std::runtime_error("mkdtemp");
-  return d;
-}
 
 std::string set_dir(const std::string& root, const std::string& name) {
   const std::string d = root + "/" + name;
@@ -33,7 +28,8 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 TEST(GluonLhagrid, RoundTripExact) {
-  const std::string root = temp_dir();
+  const tessera::test::TempDir tmp("tessera_lhagrid_");
+  const std::string root = tmp.str();
   PdfGridHost g = toy_gluon_set(1.3, 0.25, 4.0, 0.125);
   g.name = "toyset";
   write_lhagrid1(g, set_dir(root, "toyset"));
@@ -69,7 +65,8 @@ std::string two_blocks() {
 }
 
 TEST(GluonLhagrid, BlocksStackedInQ) {
-  const std::string root = temp_dir();
+  const tessera::test::TempDir tmp("tessera_lhagrid_");
+  const std::string root = tmp.str();
   const std::string d = set_dir(root, "two");
   write_text(d + "/two.info", kInfo);
   write_text(d + "/two_0000.dat", two_blocks());
@@ -84,7 +81,8 @@ TEST(GluonLhagrid, BlocksStackedInQ) {
 }
 
 TEST(GluonLhagrid, CorruptSetsRefused) {
-  const std::string root = temp_dir();
+  const tessera::test::TempDir tmp("tessera_lhagrid_");
+  const std::string root = tmp.str();
   auto refused = [&](const std::string& info, const std::string& dat, const std::string& why) {
     const std::string d = set_dir(root, "bad");
     write_text(d + "/bad.info", info);

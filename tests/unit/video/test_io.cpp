@@ -4,6 +4,7 @@
 // FormatError, never crashes, and never leaves an output file behind.
 #include "tessera/core/random.hpp"
 #include "tessera/video/video_io.hpp"
+#include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -21,17 +22,9 @@ using namespace tessera::video;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tessera_video_io_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(tessera::splitmix64(std::uint64_t(this) ^ 0x1234)));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+// A fresh folder per test, removed at its end.
+struct TempDir : tessera::test::TempDir {
+  TempDir() : tessera::test::TempDir("tessera_video_io_") {}
 };
 
 std::vector<char> slurp(const fs::path& p) {
