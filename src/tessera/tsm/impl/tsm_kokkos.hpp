@@ -403,7 +403,10 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   } else {
     s.groups = 1;
     s.passes = s.tiles;
-    s.block_rows = 256;
+    // The SIMD tiles read a block's rows once per tile: blocks of A and B
+    // rows that stay in L1 (16 KiB), 16 to 256 rows.
+    const Index rows_in_l1 = Index(16384) / Index(sizeof(T) * std::size_t(s.M + s.N));
+    s.block_rows = rows_in_l1 < 16 ? 16 : (rows_in_l1 > 256 ? 256 : rows_in_l1);
   }
   s.blocks = (K + s.block_rows - 1) / s.block_rows;
   s.contiguous = !is_device_space_v<ExecSpace>;
