@@ -12,7 +12,8 @@
 // ranges (MPI ranks, repeated calls) merge exactly with SigmaResult::operator+=.
 // The portable Kokkos kernel runs on every execution space (impl/gluon_kokkos.hpp;
 // on Kokkos::Cuda it is faster than the native CUDA kernel, which stays
-// callable as native_cuda::gluon_integrate). Blocks until the result is known. Conventions and normalisation: docs/gluon.md.
+// callable as native_cuda::gluon_integrate). Blocks until the result is
+// known. Conventions and normalisation: docs/gluon.md.
 #include "tessera/core/exec_space.hpp"
 #include "tessera/gluon/gluon_presets.hpp"
 #include "tessera/gluon/gluon_spec.hpp"

@@ -3,7 +3,7 @@
 // template runs the portable one-event-per-thread kernel, on Kokkos::Cuda too.
 // There the native CUDA kernel (gluon_native_cuda.hpp, the `native-cuda`
 // variant) is slower at every n and precision measured (the portable kernel is
-// 1.04-1.55x faster on the H100, 1.1-1.4x on the H200; docs/perf/gluon.md),
+// 1.04-1.55x faster on the H100, 1.06-1.35x on the H200; docs/perf/gluon.md),
 // so no specialisation selects it.
 #include "tessera/config.hpp"
 #include "tessera/gluon/impl/gluon_kokkos.hpp"
