@@ -9,7 +9,9 @@
 #      --scaling: Himeno over MPI, one rank per GPU, weak and strong scaling;
 #      --workloads: every workload's comparison at its benchmark size, the
 #      ceilings and portability metric of each;
-#      --sweeps: tsm over M = N, gluon's Table 2 on the GPU, conv3d over k)
+#      --sweeps: tsm over M = N, gluon's Table 2 on the GPU, conv3d over k;
+#      --cpu: the CPU rows of record on the host's cores: conv3d at the paper
+#      size, tsm M = N <= 16 against OpenBLAS, gluon one thread against all)
 # perf/README.md says what each mode measures.
 # Results (logs, CSV, JSON) go to build/device-out, and as one tarball to
 # $TESSERA_RESULTS_DIR when that is set (one file is easy to copy back).
@@ -17,7 +19,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 mode=${1:---all}
-case "$mode" in --all|--quick|--himeno|--scaling|--workloads|--sweeps) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in --all|--quick|--himeno|--scaling|--workloads|--sweeps|--cpu) ;; *) echo "device: unknown mode '$mode'" >&2; exit 2 ;; esac
 sources=${TESSERA_SOURCES:-$root/.deps/sources}
 out=$root/build/device-out
 rm -rf "$out" && mkdir -p "$out"
@@ -105,6 +107,30 @@ if [ "$mode" = --workloads ]; then
     cmp video_image video --kernels bspline,dibr,bilateral --cached-ceilings --repeats 10
   fi
   for f in "$out"/*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,/^$/p;/portability/,/^$/p' "$f"; done
+  exit 0
+fi
+if [ "$mode" = --cpu ]; then
+  # Every row on all cores (OMP_PROC_BIND=spread OMP_PLACES=threads) and,
+  # where the issue compares single-threaded CPUs, one thread.
+  run() { local name=$1; shift; echo "[device] $name"
+    timeout 240 $tessera compare "$@" --quiet --cached-ceilings --csv "$out/$name.csv" > "$out/$name.txt" 2>&1 ||
+      echo "[device] $name: exit $?"; }
+  # The CPU ceilings, measured once and cached for the rows below.
+  $tessera compare stream --size M --variants kokkos@OpenMP --recalibrate --quiet > "$out/ceilings.txt" 2>&1 || true
+  run cpu_conv3d video --size paper --kernels conv3d --k 5,9,15 --repeats 3 --warmup 1 \
+    --variants kokkos-register@OpenMP,kokkos-register@Serial,fftw-3d,fftw-hybrid
+  for k in tsmttsm tsmm; do
+    for m in 1 2 4 8 16; do
+      run cpu_tsm_${k}_$m tsm --kernel $k --type d --m $m --k $((33554432 / m)) --repeats 5 \
+        --variants kokkos@OpenMP,openblas
+    done
+  done
+  for n in 4 12; do
+    ev=2e6; [ $n = 12 ] && ev=1e5
+    run cpu_gluon_n$n gluon --n $n --events $ev --precision float --repeats 3 --warmup 1 \
+      --variants kokkos@Serial,kokkos@OpenMP
+  done
+  for f in "$out"/cpu_*.txt; do echo "--- $(basename "$f")"; sed -n '/ceilings:/p;/^kernel/,/^$/p' "$f"; done
   exit 0
 fi
 if [ "$mode" = --sweeps ]; then
