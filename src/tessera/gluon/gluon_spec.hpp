@@ -18,5 +18,4 @@ struct IntegrateSpec {
   }
 };
 
-
 }  // namespace tessera::gluon::impl

@@ -16,7 +16,6 @@ namespace {
 
 using namespace tessera::gluon;
 
-
 std::string set_dir(const std::string& root, const std::string& name) {
   const std::string d = root + "/" + name;
   ::mkdir(d.c_str(), 0755);

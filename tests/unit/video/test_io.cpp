@@ -7,7 +7,6 @@
 #include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>

@@ -91,20 +91,24 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 }
 
 #if !defined(__CUDA_ARCH__)
+// Two doubles in SIMD lanes (GCC vector types), for the host paths below;
+// tsm_upair for unaligned loads and stores of doubles.
+typedef double tsm_pair __attribute__((vector_size(16)));
+typedef double tsm_upair __attribute__((vector_size(16), aligned(8), may_alias));
+
 // Host TSMTTSM tile: c[m][n] (row stride ldc) += sum over `rows` rows of
 // a[m] b[n], m, n < 4, rows of a and b `a_row` / `b_row` apart, columns
 // contiguous. The 4 x 4 accumulators are GCC vector types in a function of
 // its own: inside the OpenMP-outlined lambda g++ keeps such loops scalar.
 [[gnu::noinline]] inline void tsmttsm_host_tile4(const double* a, std::ptrdiff_t a_row, const double* b,
                                                  std::ptrdiff_t b_row, std::int64_t rows, double* c, int ldc) {
-  typedef double pair __attribute__((vector_size(16)));
-  pair acc[4][2];
-  for (int m = 0; m < 4; ++m) acc[m][0] = acc[m][1] = pair{0, 0};
+  tsm_pair acc[4][2];
+  for (int m = 0; m < 4; ++m) acc[m][0] = acc[m][1] = tsm_pair{0, 0};
   for (std::int64_t k = 0; k < rows; ++k) {
     const double* ak = a + k * a_row;
-    pair b0, b1;
-    std::memcpy(&b0, b + k * b_row, sizeof(pair));
-    std::memcpy(&b1, b + k * b_row + 2, sizeof(pair));
+    tsm_pair b0, b1;
+    std::memcpy(&b0, b + k * b_row, sizeof(tsm_pair));
+    std::memcpy(&b1, b + k * b_row + 2, sizeof(tsm_pair));
     for (int m = 0; m < 4; ++m) {
       acc[m][0] += ak[m] * b0;
       acc[m][1] += ak[m] * b1;
@@ -116,11 +120,6 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
     for (int n = 0; n < 4; ++n) c[m * ldc + n] += v[n];
   }
 }
-#endif
-
-#if !defined(__CUDA_ARCH__)
-typedef double tsm_pair __attribute__((vector_size(16)));
-typedef double tsm_upair __attribute__((vector_size(16), aligned(8), may_alias));  // unaligned, aliasing doubles
 
 // Outputs n .. n + 2P - 1 of rows b0 and b1 (below): 2P accumulators with
 // constant indices, so they stay in registers; P = 4 gives 8 independent add
@@ -149,17 +148,22 @@ inline void tsmm_host_chunk(const double* a0, const double* a1, const double* c,
   }
 }
 
-// Host TSMM rows k0 .. k1-1: b[k][n] = sum_m a[k][m] c[m][n] (+ beta b[k][n]),
+// Host TSMM rows 0 .. rows-1: b[k][n] = sum_m a[k][m] c[m][n] (+ beta b[k][n]),
 // c the M x N matrix alpha C (row-major), rows of a and b `a_row` / `b_row`
 // apart, columns contiguous. Two rows at a time, outputs in chunks of 8, 4, 2
 // in GCC vector pairs, then one: left to the auto-vectoriser inside the
 // OpenMP-outlined functor, g++ mixed scalar and vector code and stored
 // element by element (33% of copy at M = N = 4).
 [[gnu::noinline]] inline void tsmm_host_rows(const double* a, std::ptrdiff_t a_row, const double* c, int M, int N,
-                                             double* b, std::ptrdiff_t b_row, std::int64_t k0, std::int64_t k1,
-                                             double beta) {
-  std::int64_t k = k0;
-  for (; k + 2 <= k1; k += 2) {
+                                             double* b, std::ptrdiff_t b_row, std::int64_t rows, double beta) {
+  // One output: row ak of a times column n of c into *o.
+  const auto one = [&](const double* ak, int n, double* o) {
+    double x = 0;
+    for (int m = 0; m < M; ++m) x += ak[m] * c[m * N + n];
+    *o = beta != 0.0 ? x + beta * *o : x;
+  };
+  std::int64_t k = 0;
+  for (; k + 2 <= rows; k += 2) {
     const double* a0 = a + k * a_row;
     double* b0 = b + k * b_row;
     int n = 0;
@@ -172,21 +176,13 @@ inline void tsmm_host_chunk(const double* a0, const double* a1, const double* c,
       tsmm_host_chunk<1>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
       n += 2;
     }
-    for (; n < N; ++n)
-      for (int r = 0; r < 2; ++r) {
-        double x = 0;
-        for (int m = 0; m < M; ++m) x += a0[r * a_row + m] * c[m * N + n];
-        double* o = b0 + r * b_row + n;
-        *o = beta != 0.0 ? x + beta * *o : x;
-      }
-  }
-  for (; k < k1; ++k)
-    for (int n = 0; n < N; ++n) {
-      double x = 0;
-      for (int m = 0; m < M; ++m) x += a[k * a_row + m] * c[m * N + n];
-      double* o = b + k * b_row + n;
-      *o = beta != 0.0 ? x + beta * *o : x;
+    for (; n < N; ++n) {
+      one(a0, n, b0 + n);
+      one(a0 + a_row, n, b0 + b_row + n);
     }
+  }
+  for (; k < rows; ++k)
+    for (int n = 0; n < N; ++n) one(a + k * a_row, n, b + k * b_row + n);
 }
 #endif
 
@@ -537,7 +533,7 @@ struct TsmmTeam {
       if constexpr (std::is_same_v<T, double>) {
         if (s.N >= kTsmmOut && A.stride(1) == 1 && B.stride(1) == 1) {
           tsmm_host_rows(&A(first, 0), std::ptrdiff_t(A.stride(0)), c.data(), s.M, s.N, &B(first, 0),
-                         std::ptrdiff_t(B.stride(0)), 0, last - first, beta);
+                         std::ptrdiff_t(B.stride(0)), last - first, beta);
           return;
         }
       }
