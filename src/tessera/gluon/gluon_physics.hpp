@@ -175,31 +175,57 @@ KOKKOS_INLINE_FUNCTION int bg_index(int nl, int len, int a) {
   return (len - 1) * (nl + 1) - ((len - 1) * len) / 2 + a;
 }
 
-// The vertex sum (eq. 1 without its propagator) of current [a..b].
-template <class C, class T, int NMAX>
-KOKKOS_INLINE_FUNCTION Vec4<C> bg_vertices(const BergsScratch<C, T, NMAX>& s, int nl, int a, int b) {
+// Offset from a of the i-loop's r-th index on lane `lane` of `lanes`: lanes
+// take the indices in a zigzag (0..L-1, then L-1..0, ...), so the 4-vertex
+// loop, whose inner length falls with i, splits evenly. One lane: r.
+KOKKOS_INLINE_FUNCTION int bg_lane_offset(int r, int lane, int lanes) {
+  return r * lanes + ((r & 1) ? lanes - 1 - lane : lane);
+}
+
+// The vertex sum (eq. 1 without its propagator) of current [a..b], or the
+// part of it that lane `lane` of `lanes` owns (the terms of its indices i).
+template <class C, class T>
+KOKKOS_INLINE_FUNCTION Vec4<C> bg_vertices(const Vec4<C>* J, const Vec4<T>* P, int nl, int a, int b, int lane = 0,
+                                           int lanes = 1) {
   Vec4<C> V = zero4<C>();
-  for (int i = a; i < b; ++i) {
-    const Vec4<C>& A = s.J[bg_index(nl, i - a + 1, a)];
-    const Vec4<C>& B = s.J[bg_index(nl, b - i, i + 1)];
-    const Vec4<T> KA = sub(s.P[i + 1], s.P[a]);
-    const Vec4<T> KB = sub(s.P[b + 1], s.P[i + 1]);
+  for (int r = 0;; ++r) {
+    const int i = a + bg_lane_offset(r, lane, lanes);
+    if (i >= b) break;
+    const Vec4<C>& A = J[bg_index(nl, i - a + 1, a)];
+    const Vec4<C>& B = J[bg_index(nl, b - i, i + 1)];
+    const Vec4<T> KA = sub(P[i + 1], P[a]);
+    const Vec4<T> KB = sub(P[b + 1], P[i + 1]);
     const C ab = dot(A, B);
     const C aKb = C(2) * dot(A, KB);
     const C kaB = C(2) * dot(KA, B);
     for (int mu = 0; mu < 4; ++mu) V[mu] += aKb * B[mu] - kaB * A[mu] + ab * (KA[mu] - KB[mu]);
   }
-  for (int i = a; i < b - 1; ++i) {
-    const Vec4<C>& A = s.J[bg_index(nl, i - a + 1, a)];
+  for (int r = 0;; ++r) {
+    const int i = a + bg_lane_offset(r, lane, lanes);
+    if (i >= b - 1) break;
+    const Vec4<C>& A = J[bg_index(nl, i - a + 1, a)];
     for (int j = i + 1; j < b; ++j) {
-      const Vec4<C>& B = s.J[bg_index(nl, j - i, i + 1)];
-      const Vec4<C>& Cc = s.J[bg_index(nl, b - j, j + 1)];
+      const Vec4<C>& B = J[bg_index(nl, j - i, i + 1)];
+      const Vec4<C>& Cc = J[bg_index(nl, b - j, j + 1)];
       const C ac = C(2) * dot(A, Cc);
       const C ab = dot(A, B);
       const C cb = dot(Cc, B);
       for (int mu = 0; mu < 4; ++mu) V[mu] += ac * B[mu] - ab * Cc[mu] - cb * A[mu];
     }
   }
+  return V;
+}
+template <class C, class T, int NMAX>
+KOKKOS_INLINE_FUNCTION Vec4<C> bg_vertices(const BergsScratch<C, T, NMAX>& s, int nl, int a, int b) {
+  return bg_vertices(s.J, s.P, nl, a, b);
+}
+
+// Current [a..b] from its vertex sum: times the propagator 1/K^2.
+template <class C, class T>
+KOKKOS_INLINE_FUNCTION Vec4<C> bg_propagate(Vec4<C> V, const Vec4<T>* P, int a, int b) {
+  const Vec4<T> K = sub(P[b + 1], P[a]);
+  const T inv = T(1) / dot(K, K);
+  for (int mu = 0; mu < 4; ++mu) V[mu] *= inv;
   return V;
 }
 
@@ -216,11 +242,7 @@ KOKKOS_INLINE_FUNCTION C bg_amplitude(int n, const int* ord, const Vec4<T>* k, c
   for (int len = 2; len < nl; ++len) {
     for (int a = 0; a + len <= nl; ++a) {
       const int b = a + len - 1;
-      Vec4<C> V = bg_vertices(s, nl, a, b);
-      const Vec4<T> K = sub(s.P[b + 1], s.P[a]);
-      const T inv = T(1) / dot(K, K);
-      for (int mu = 0; mu < 4; ++mu) V[mu] *= inv;
-      s.J[bg_index(nl, len, a)] = V;
+      s.J[bg_index(nl, len, a)] = bg_propagate(bg_vertices(s, nl, a, b), s.P, a, b);
     }
   }
   const Vec4<C> V = bg_vertices(s, nl, 0, nl - 1);

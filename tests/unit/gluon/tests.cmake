@@ -13,6 +13,8 @@ if(TARGET tessera_cli)
   tessera_cli_test(gluon_missing_pdf 2 "PDF set" run gluon --pdf /nonexistent/set)
   tessera_cli_test(gluon_unknown_pdf 2 "not found" run gluon --pdf nosuchset)
   tessera_cli_test(gluon_bad_preset 2 "preset" run gluon --preset table9)
+  tessera_cli_test(gluon_bad_lanes 2 "lanes" run gluon --lanes 3)
+  tessera_cli_test(gluon_too_many_lanes 2 "lanes" run gluon --lanes 64)
   # The run's last line is its cross section.
   tessera_cli_test(gluon_run 0 "[\r\n]sigma = [0-9][.][0-9]+e[+-][0-9]+ [+]- [0-9][.][0-9]e[+-][0-9]+ pb[\r\n]*$"
     run gluon --n 4 --events 2e4 --precision double --repeats 1 --quiet)

@@ -2,14 +2,19 @@
 // Portable Kokkos kernels of the gluon Monte Carlo: one event per thread
 // (RangePolicy over workers, each summing its events with Neumaier
 // compensation), a team per event with the currents in team scratch (level L
-// of the recursion computed by the n-L team threads, the paper's scheme), and
-// per-event weights (for checks). The partial sums of the workers are added
+// of the recursion computed by the n-L team threads, the paper's scheme),
+// events on a few vector lanes each with their currents in team scratch (the
+// GPU's choice from n = 10 float / 8 double), and per-event weights (for
+// checks). The partial sums of the workers are added
 // by Kokkos' tree reductions.
 #include "tessera/gluon/gluon_event.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace tessera::gluon {
 
@@ -172,11 +177,7 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
             for (int len = 2; len < nl; ++len) {
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nl - len + 1), [&](int a) {
                 const int b = a + len - 1;
-                Vec4<T> V = bg_vertices(sh.s, nl, a, b);
-                const Vec4<T> K = sub(sh.s.P[b + 1], sh.s.P[a]);
-                const T inv = T(1) / dot(K, K);
-                for (int mu = 0; mu < 4; ++mu) V[mu] *= inv;
-                sh.s.J[bg_index(nl, len, a)] = V;
+                sh.s.J[bg_index(nl, len, a)] = bg_propagate(bg_vertices(sh.s, nl, a, b), sh.s.P, a, b);
               });
               t.team_barrier();
             }
@@ -194,6 +195,162 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
           t.team_barrier();
         }
         Kokkos::single(Kokkos::PerTeam(t), [&]() { part(t.league_rank()) = SigmaPartial{sw.value(), sw2.value(), acc}; });
+      });
+  return reduce_partials(exec, part, count);
+}
+
+// Lanes per event on a GPU for n gluons in a precision of `bytes` bytes (0:
+// one event per thread), from the sweep of docs/perf/gluon.md (H100): the
+// thread kernel up to n = 9 (float) / 7 (double), 2 lanes up to n = 12 / 11,
+// 4 above.
+inline int lanes_per_event(int n, int bytes) {
+  const bool f = bytes <= 4;
+  if (n <= (f ? 9 : 7)) return 0;
+  return n <= (f ? 12 : 11) ? 2 : 4;
+}
+
+// Several lanes per event (on a GPU V = 2..8 vector lanes of a warp; on host
+// backends one): the paper's level-parallel recursion without its
+// single-thread set-up and block barriers. A group of V lanes draws V events
+// at once, one a lane (as the one-event-per-thread kernel does), then
+// evaluates their recursions one after another, all V lanes on each: the
+// event's currents live in team scratch sized by n, a level with at least V
+// currents spreads its currents over the lanes, a shorter one (and the
+// amplitude) splits each current's vertex sum over them. Lanes meet only at
+// the ends of the vector-range loops (a warp-level barrier on CUDA), never at
+// a team barrier. Lane v runs iteration v of a V-long vector range (how
+// Kokkos maps vector ranges on CUDA; one lane on host backends), so it keeps
+// its own event's draw in its own variables.
+// The lanes kernel's shape on ExecSpace for n gluons of type T: V lanes an
+// event, lane groups a team, scratch bytes a group (the analogue of the
+// paper's Table 1).
+struct LanesShape {
+  int lanes, groups;
+  std::size_t group_bytes;
+};
+template <class T, class ExecSpace>
+LanesShape lanes_shape(int n, int lanes) {
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  const int V = host ? 1 : (lanes > 0 ? lanes : std::max(2, lanes_per_event(n, int(sizeof(T)))));
+  const int nl = n - 1, nJ = nl * (nl + 1) / 2;
+  // A lane group's scratch: currents J, prefix sums P, the lanes' partial
+  // sums, their events' flags (twice); groups 16 B apart modulo 128 B so that
+  // neighbouring groups use different shared-memory banks.
+  std::size_t per_group = sizeof(Vec4<T>) * std::size_t(nJ + nl + 1 + V) + sizeof(int) * std::size_t(2 * V);
+  per_group = (per_group + 127) / 128 * 128 + 16;
+  // A warp a team on a GPU (fewer groups where their scratch would exceed
+  // the team's), one group a team on host.
+  const int fit = int(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0) / per_group);
+  if (fit < 1)
+    throw std::invalid_argument("gluon: " + std::to_string(per_group) + " B of scratch an event exceeds the team scratch");
+  return {V, host ? 1 : std::max(1, std::min(32 / V, fit)), per_group};
+}
+
+template <class T, class ExecSpace, class MemorySpace>
+SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& cfg, const PdfGrid<T, MemorySpace>& pdf,
+                                   std::uint64_t seed, std::uint64_t first, std::uint64_t count, int lanes = 0) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  const LanesShape shape = lanes_shape<T, ExecSpace>(cfg.n, lanes);
+  const int V = shape.lanes, groups = shape.groups;
+  const std::size_t per_group = shape.group_bytes;
+  const int n = cfg.n, nl = n - 1, nJ = nl * (nl + 1) / 2;
+  const std::size_t team_bytes = per_group * std::size_t(groups);
+  const std::uint64_t per_team = std::uint64_t(groups) * std::uint64_t(V);  // events a team draws at once
+  std::uint64_t L = host ? worker_count(exec, count) : std::uint64_t(exec.concurrency()) / per_team;
+  const std::uint64_t teams_needed = (count + per_team - 1) / per_team;
+  if (L > teams_needed) L = teams_needed;
+  if (L < 1) L = 1;
+  const std::uint64_t G = L * std::uint64_t(groups);  // lane groups
+  Kokkos::View<SigmaPartial*, typename ExecSpace::memory_space> part(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gluon::partials"), G * std::uint64_t(V));
+  Policy policy(exec, int(L), groups, V);
+  Kokkos::parallel_for(
+      "gluon::events_lanes", policy.set_scratch_size(0, Kokkos::PerTeam(team_bytes)), KOKKOS_LAMBDA(const Member& t) {
+        char* base = static_cast<char*>(t.team_scratch(0).get_shmem(team_bytes));
+        Vec4<T>* J = reinterpret_cast<Vec4<T>*>(base + per_group * std::size_t(t.team_rank()));
+        Vec4<T>* P = J + nJ;
+        Vec4<T>* partial = P + nl + 1;
+        int* flags = reinterpret_cast<int*>(partial + V);
+        const std::uint64_t group = std::uint64_t(t.league_rank()) * std::uint64_t(groups) + std::uint64_t(t.team_rank());
+        // This lane's event and its sums.
+        Vec4<T> k[max_gluons], eps[max_gluons];
+        int ord[max_gluons];
+        T pre = T(0);
+        bool accepted = false;
+        Neumaier sw, sw2;
+        std::uint64_t acc = 0;
+        int buffer = 0;
+        for (std::uint64_t e0 = group * std::uint64_t(V); e0 < count; e0 += G * std::uint64_t(V)) {
+          // (two flag buffers: a lane ahead writes one while the others may
+          // still read the other)
+          int* flag = flags + buffer * V;
+          buffer ^= 1;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
+            const std::uint64_t e = e0 + std::uint64_t(v);
+            int me = 0;
+            accepted = false;
+            if (e < count) {
+              const EventResult<T> r = prepare_event(cfg, pdf, seed, first + e, k, eps, ord, pre);
+              accepted = r.accepted;
+              acc += r.accepted ? 1 : 0;
+              me = needs_matrix_element(cfg, r) ? 1 : 0;
+              if (!me) {  // no matrix element: the weight is 0
+                sw.add(0.0);
+                sw2.add(0.0);
+              }
+            }
+            flag[v] = me;
+          });
+          for (int u = 0; u < V; ++u) {
+            if (!flag[u]) continue;
+            // Lane u writes its event's prefix sums (summed in the order of
+            // the one-lane kernels) and one-leg currents.
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
+              if (v != u) return;
+              P[0] = zero4<T>();
+              for (int i = 0; i < nl; ++i) {
+                P[i + 1] = add(P[i], k[ord[i + 1]]);
+                J[bg_index(nl, 1, i)] = eps[ord[i + 1]];
+              }
+            });
+            for (int len = 2; len < nl; ++len) {
+              const int c = nl - len + 1;
+              if (c >= V) {
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, c), [&](int a) {
+                  J[bg_index(nl, len, a)] = bg_propagate(bg_vertices(J, P, nl, a, a + len - 1), P, a, a + len - 1);
+                });
+              } else {
+                for (int a = 0; a < c; ++a) {
+                  const int b = a + len - 1;
+                  Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V),
+                                       [&](int v) { partial[v] = bg_vertices(J, P, nl, a, b, v, V); });
+                  Kokkos::single(Kokkos::PerThread(t), [&]() {
+                    Vec4<T> s = partial[0];
+                    for (int v = 1; v < V; ++v) s = add(s, partial[v]);
+                    J[bg_index(nl, len, a)] = bg_propagate(s, P, a, b);
+                  });
+                }
+              }
+            }
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V),
+                                 [&](int v) { partial[v] = bg_vertices(J, P, nl, 0, nl - 1, v, V); });
+            // Lane u adds the weight of its event.
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
+              if (v != u) return;
+              Vec4<T> s = partial[0];
+              for (int l = 1; l < V; ++l) s = add(s, partial[l]);
+              const T m = dot(eps[ord[0]], s);
+              const double w = accepted ? double(pre * (m * m)) : 0.0;
+              sw.add(w);
+              sw2.add(w * w);
+            });
+          }
+        }
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
+          part(group * std::uint64_t(V) + std::uint64_t(v)) = SigmaPartial{sw.value(), sw2.value(), acc};
+        });
       });
   return reduce_partials(exec, part, count);
 }

@@ -88,6 +88,8 @@ class GluonWorkload final : public driver::Workload {
             {"eta-max", "X", "", "jet |eta| cut (overrides the preset)"},
             {"dr-min", "X", "", "jet Delta R cut (overrides the preset)"},
             {"skip-failed", "", "", "skip the matrix element of events failing the cuts (the paper computes it)"},
+            {"lanes", "L", "0", "lanes per event of the kokkos-lanes variant on a GPU: 1, 2, 4, 8, 16 or 32 (0: "
+                                "the library's choice for n and the precision)"},
             {"precision", "float|double", "float", "arithmetic of the event kernels (sums are compensated doubles)"},
             {"output", "FILE.h5", "", "write sigma, the running sigma, the HT and min dR distributions and the gauge "
                                       "profile (HDF5, and FILE.csv beside it)"}};
@@ -105,6 +107,9 @@ class GluonWorkload final : public driver::Workload {
     if (opts.has("eta-max")) cfg_.eta_max = opts.get_double("eta-max", 2.5, 1e-6, 100);
     if (opts.has("dr-min")) cfg_.dr_min = opts.get_double("dr-min", 0.4, 0, 100);
     cfg_.skip_failed = opts.has("skip-failed");
+    lanes_ = int(opts.get_int("lanes", 0, 0, 32));
+    if (lanes_ & (lanes_ - 1))
+      throw UsageError("gluon: --lanes must be 0 or a power of two up to 32, got " + std::to_string(lanes_));
     output_ = opts.get("output");
     if (!output_.empty()) check_run_output_path(output_, opts);
     try {
@@ -203,7 +208,13 @@ class GluonWorkload final : public driver::Workload {
   void declare_variants(VariantTable& t) override {
     t.add("serial-reference", Platform::cpu1, "plain loop over events, one thread",
           [this](const RunSettings& rs) { return run_serial(rs); });
-    t.add_portable("kokkos", "one event per thread (RangePolicy), compensated per-thread sums",
+    t.add_portable("kokkos", "tessera::gluon::integrate: one event per thread, on a GPU several lanes an event "
+                             "from n = 10 (float) / 8 (double)",
+                   [this](auto tag) -> Runner {
+                     using E = typename decltype(tag)::space;
+                     return [this](const RunSettings& rs) { return run_kokkos<E>(rs, Kind::library); };
+                   });
+    t.add_portable("kokkos-thread", "one event per thread (RangePolicy), compensated per-thread sums",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
                      return [this](const RunSettings& rs) { return run_kokkos<E>(rs, Kind::thread); };
@@ -212,6 +223,11 @@ class GluonWorkload final : public driver::Workload {
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
                      return [this](const RunSettings& rs) { return run_kokkos<E>(rs, Kind::team); };
+                   });
+    t.add_portable("kokkos-lanes", "an event on 2-4 lanes of a warp (1 on the CPU), currents in team scratch",
+                   [this](auto tag) -> Runner {
+                     using E = typename decltype(tag)::space;
+                     return [this](const RunSettings& rs) { return run_kokkos<E>(rs, Kind::lanes); };
                    });
     const char* native = "native CUDA: one event per thread, block reductions (slower than kokkos@Cuda, which "
                          "tessera::gluon runs on Cuda)";
@@ -228,7 +244,7 @@ class GluonWorkload final : public driver::Workload {
   }
 
  public:
-  enum class Kind { thread, team, native };
+  enum class Kind { library, thread, team, native, lanes };
 
   KernelResult base_result() const {
     KernelResult r;
@@ -434,6 +450,7 @@ class GluonWorkload final : public driver::Workload {
       auto run = [&](std::uint64_t first, std::uint64_t count) {
         if (kind == Kind::thread) return impl::integrate_thread_kokkos(exec, c, g, seed_, first, count);
         if (kind == Kind::team) return impl::integrate_team_kokkos(exec, c, g, seed_, first, count);
+        if (kind == Kind::lanes) return impl::integrate_lanes_kokkos(exec, c, g, seed_, first, count, lanes_);
 #if TESSERA_HAS_CUDA_NATIVE
         if constexpr (std::is_same_v<E, Kokkos::Cuda>)
           if (kind == Kind::native) return native_cuda::gluon_integrate(exec.cuda_stream(), c, g, seed_, first, count);
@@ -446,9 +463,17 @@ class GluonWorkload final : public driver::Workload {
       std::vector<SigmaResult> running;
       const SigmaResult s = timed_passes(exec, rs, r, run, running);
       observe(r, s);
-      const char* kinds[] = {"kokkos@", "kokkos-team@", "native-cuda"};
-      write_output(exec, c, kind == Kind::native ? std::string(kinds[2]) : kinds[int(kind)] + std::string(E::name()), r, s,
+      const char* kinds[] = {"kokkos@", "kokkos-thread@", "kokkos-team@", "native-cuda", "kokkos-lanes@"};
+      write_output(exec, c, kind == Kind::native ? std::string(kinds[3]) : kinds[int(kind)] + std::string(E::name()), r, s,
                    running, *rs.progress);
+      constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename E::memory_space>::accessible;
+      if (!host && (kind == Kind::lanes || (kind == Kind::library && impl::lanes_per_event(n_, int(sizeof(T))) > 0))) {
+        // The lanes kernel's analogue of the paper's Table 1.
+        const auto sh = impl::lanes_shape<T, E>(n_, kind == Kind::lanes ? lanes_ : 0);
+        r.note = std::to_string(sh.lanes) + " lanes per event; a team of " + std::to_string(sh.groups * sh.lanes) +
+                 " threads draws as many events and evaluates " + std::to_string(sh.groups) + " at once, " +
+                 std::to_string(sh.group_bytes) + " B of team scratch each";
+      }
 #if TESSERA_HAS_CUDA_NATIVE
       if constexpr (std::is_same_v<E, Kokkos::Cuda>) {
         if (kind == Kind::native) {
@@ -468,6 +493,7 @@ class GluonWorkload final : public driver::Workload {
 
  private:
   int n_ = 6;
+  int lanes_ = 0;
   long long events_ = 1000000;
   std::string pdf_name_ = "lh-lo-toy", preset_ = "table3";
   double sqrt_s_ = 14000;
