@@ -13,7 +13,8 @@
 
 namespace tessera::native_cuda {
 
-// Register-blocked direct kernel: 32 x 28 output tiles of one frame, each
+// Register-blocked direct kernel (up to k = 9 with 4 output frames a block
+// sharing each staged input frame): 32 x 28 output tiles of one frame, each
 // thread 7 rows of one column, one input plane in shared memory per kernel
 // plane, the taps uploaded to constant memory and staged per plane in shared
 // memory; one instantiation per k.
