@@ -209,18 +209,6 @@ inline int lanes_per_event(int n, int bytes) {
   return n <= (f ? 12 : 11) ? 2 : 4;
 }
 
-// Several lanes per event (on a GPU V = 2..8 vector lanes of a warp; on host
-// backends one): the paper's level-parallel recursion without its
-// single-thread set-up and block barriers. A group of V lanes draws V events
-// at once, one a lane (as the one-event-per-thread kernel does), then
-// evaluates their recursions one after another, all V lanes on each: the
-// event's currents live in team scratch sized by n, a level with at least V
-// currents spreads its currents over the lanes, a shorter one (and the
-// amplitude) splits each current's vertex sum over them. Lanes meet only at
-// the ends of the vector-range loops (a warp-level barrier on CUDA), never at
-// a team barrier. Lane v runs iteration v of a V-long vector range (how
-// Kokkos maps vector ranges on CUDA; one lane on host backends), so it keeps
-// its own event's draw in its own variables.
 // The lanes kernel's shape on ExecSpace for n gluons of type T: V lanes an
 // event, lane groups a team, scratch bytes a group (the analogue of the
 // paper's Table 1).
@@ -246,6 +234,19 @@ LanesShape lanes_shape(int n, int lanes) {
   return {V, host ? 1 : std::max(1, std::min(32 / V, fit)), per_group};
 }
 
+// Several lanes per event (on a GPU V vector lanes of a warp, 2 or 4 by
+// lanes_per_event; on host backends one): the paper's level-parallel
+// recursion without its single-thread set-up and block barriers. A group of
+// V lanes draws V events at once, one a lane (as the one-event-per-thread
+// kernel does), then evaluates their recursions one after another, all V
+// lanes on each: the
+// event's currents live in team scratch sized by n, a level with at least V
+// currents spreads its currents over the lanes, a shorter one (and the
+// amplitude) splits each current's vertex sum over them. Lanes meet only at
+// the ends of the vector-range loops (a warp-level barrier on CUDA), never at
+// a team barrier. Lane v runs iteration v of a V-long vector range (how
+// Kokkos maps vector ranges on CUDA; one lane on host backends), so it keeps
+// its own event's draw in its own variables.
 template <class T, class ExecSpace, class MemorySpace>
 SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& cfg, const PdfGrid<T, MemorySpace>& pdf,
                                    std::uint64_t seed, std::uint64_t first, std::uint64_t count, int lanes = 0) {
