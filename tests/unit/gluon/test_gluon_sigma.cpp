@@ -333,7 +333,8 @@ TYPED_TEST(GluonSigma, SameEventsEveryBackend) {
 // accepted count (+-2: an event on a cut's edge under other FMA contraction)
 // and sigma to the rounding of the other summation order, at n where levels
 // spread over the lanes and where they split each current. On a GPU with 2, 4
-// and 8 lanes an event.
+// and 8 lanes an event, and through tessera::gluon::integrate, whose GPU
+// dispatch picks the lanes kernel from n = 10 (float) / 8 (double).
 template <class E, class T>
 void check_lanes(std::uint64_t seed, int n, std::uint64_t events, double tol) {
   const auto pdf = make_pdf_grid<T, typename E::memory_space>(toy_gluon_set());
@@ -343,9 +344,11 @@ void check_lanes(std::uint64_t seed, int n, std::uint64_t events, double tol) {
   const SigmaResult ref = impl::integrate_thread_kokkos(exec, cfg, pdf, seed, 0, events);
   ASSERT_GT(ref.accepted, 0u) << "n = " << n;
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename E::memory_space>::accessible;
-  for (int lanes : host ? std::vector<int>{1} : std::vector<int>{2, 4, 8}) {
+  // lanes 0: the public API (on a GPU the lanes kernel from n = 10 float / 8 double)
+  for (int lanes : host ? std::vector<int>{0, 1} : std::vector<int>{0, 2, 4, 8}) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::to_string(lanes) + " lanes, " + typeid(T).name());
-    const SigmaResult r = impl::integrate_lanes_kokkos(exec, cfg, pdf, seed, 0, events, lanes);
+    const SigmaResult r = lanes ? impl::integrate_lanes_kokkos(exec, cfg, pdf, seed, 0, events, lanes)
+                                : integrate(exec, cfg, pdf, seed, 0, events);
     EXPECT_EQ(r.generated, events);
     EXPECT_NEAR(double(r.accepted), double(ref.accepted), 2.0);
     EXPECT_NEAR(r.sigma() / ref.sigma(), 1.0, r.accepted == ref.accepted ? tol : ref.error() / ref.sigma());
