@@ -229,16 +229,24 @@ KOKKOS_INLINE_FUNCTION Vec4<C> bg_propagate(Vec4<C> V, const Vec4<T>* P, int a, 
   return V;
 }
 
+// The recursion's start for the legs ord[1..nl]: prefix sums P of their
+// momenta and their one-leg currents (the polarisations).
+template <class C, class T>
+KOKKOS_INLINE_FUNCTION void bg_leaves(int nl, const int* ord, const Vec4<T>* k, const Vec4<C>* eps, Vec4<C>* J,
+                                      Vec4<T>* P) {
+  P[0] = zero4<T>();
+  for (int i = 0; i < nl; ++i) {
+    P[i + 1] = add(P[i], k[ord[i + 1]]);
+    J[bg_index(nl, 1, i)] = eps[ord[i + 1]];
+  }
+}
+
 // Ordered amplitude m(ord[0], ..., ord[n-1]); k and eps indexed by leg.
 template <class C, class T, int NMAX = max_gluons>
 KOKKOS_INLINE_FUNCTION C bg_amplitude(int n, const int* ord, const Vec4<T>* k, const Vec4<C>* eps,
                                       BergsScratch<C, T, NMAX>& s) {
   const int nl = n - 1;
-  s.P[0] = zero4<T>();
-  for (int i = 0; i < nl; ++i) {
-    s.P[i + 1] = add(s.P[i], k[ord[i + 1]]);
-    s.J[bg_index(nl, 1, i)] = eps[ord[i + 1]];
-  }
+  bg_leaves(nl, ord, k, eps, s.J, s.P);
   for (int len = 2; len < nl; ++len) {
     for (int a = 0; a + len <= nl; ++a) {
       const int b = a + len - 1;

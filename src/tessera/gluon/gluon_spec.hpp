@@ -17,8 +17,7 @@ template <class ExecSpace, class T, class MemorySpace, class Enable = void>
 struct IntegrateSpec {
   static SigmaResult apply(const ExecSpace& exec, const EventConfig<T>& cfg, const PdfGrid<T, MemorySpace>& pdf,
                            std::uint64_t seed, std::uint64_t first, std::uint64_t count) {
-    constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
-    if (!host && lanes_per_event(cfg.n, int(sizeof(T))) > 0)
+    if (uses_lanes_kernel<ExecSpace>(cfg.n, int(sizeof(T))))
       return integrate_lanes_kokkos(exec, cfg, pdf, seed, first, count);
     return integrate_thread_kokkos(exec, cfg, pdf, seed, first, count);
   }

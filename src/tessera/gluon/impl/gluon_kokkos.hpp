@@ -5,8 +5,9 @@
 // of the recursion computed by the n-L team threads, the paper's scheme),
 // events on a few vector lanes each with their currents in team scratch (the
 // GPU's choice from n = 10 float / 8 double), and per-event weights (for
-// checks). The partial sums of the workers are added
-// by Kokkos' tree reductions.
+// checks). The partial sums of the workers are added by Kokkos' tree
+// reductions.
+#include "tessera/core/exec_space.hpp"
 #include "tessera/gluon/gluon_event.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -63,7 +64,7 @@ namespace impl {
 // one per resident thread (the partials stay small); each has several events.
 template <class ExecSpace>
 std::uint64_t worker_count(const ExecSpace& exec, std::uint64_t n_events) {
-  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  constexpr bool host = !is_device_space_v<ExecSpace>;
   std::uint64_t w = std::uint64_t(exec.concurrency()) * (host ? 8 : 1);
   if (w < 1) w = 1;
   return n_events < w ? (n_events ? n_events : 1) : w;
@@ -135,7 +136,7 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
   const int n = cfg.n;
   // Host backends: one thread a team (the team's levels run in sequence);
   // GPUs: a warp a team.
-  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  constexpr bool host = !is_device_space_v<ExecSpace>;
   const int ts = team_size > 0 ? team_size : (host ? 1 : 32);
   std::uint64_t L = worker_count(exec, count) / std::uint64_t(ts);
   if (L < 1) L = 1;
@@ -166,11 +167,7 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
             const EventResult<T> r = prepare_event(cfg, pdf, seed, first + e, sh.k, sh.eps, sh.ord, sh.pre);
             sh.acc = r.accepted ? 1 : 0;
             sh.me = needs_matrix_element(cfg, r) ? 1 : 0;
-            sh.s.P[0] = zero4<T>();
-            for (int i = 0; i < nl; ++i) {
-              sh.s.P[i + 1] = add(sh.s.P[i], sh.k[sh.ord[i + 1]]);
-              sh.s.J[bg_index(nl, 1, i)] = sh.eps[sh.ord[i + 1]];
-            }
+            bg_leaves(nl, sh.ord, sh.k, sh.eps, sh.s.J, sh.s.P);
           });
           t.team_barrier();
           if (sh.me) {
@@ -203,10 +200,16 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
 // one event per thread), from the sweep of docs/perf/gluon.md (H100): the
 // thread kernel up to n = 9 (float) / 7 (double), 2 lanes up to n = 12 / 11,
 // 4 above.
-inline int lanes_per_event(int n, int bytes) {
+constexpr int lanes_per_event(int n, int bytes) {
   const bool f = bytes <= 4;
   if (n <= (f ? 9 : 7)) return 0;
   return n <= (f ? 12 : 11) ? 2 : 4;
+}
+
+// Whether tessera::gluon::integrate runs the lanes kernel on ExecSpace.
+template <class ExecSpace>
+constexpr bool uses_lanes_kernel(int n, int bytes) {
+  return is_device_space_v<ExecSpace> && lanes_per_event(n, bytes) > 0;
 }
 
 // The lanes kernel's shape on ExecSpace for n gluons of type T: V lanes an
@@ -218,7 +221,7 @@ struct LanesShape {
 };
 template <class T, class ExecSpace>
 LanesShape lanes_shape(int n, int lanes) {
-  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  constexpr bool host = !is_device_space_v<ExecSpace>;
   const int V = host ? 1 : (lanes > 0 ? lanes : std::max(2, lanes_per_event(n, int(sizeof(T)))));
   const int nl = n - 1, nJ = nl * (nl + 1) / 2;
   // A lane group's scratch: currents J, prefix sums P, the lanes' partial
@@ -239,20 +242,19 @@ LanesShape lanes_shape(int n, int lanes) {
 // recursion without its single-thread set-up and block barriers. A group of
 // V lanes draws V events at once, one a lane (as the one-event-per-thread
 // kernel does), then evaluates their recursions one after another, all V
-// lanes on each: the
-// event's currents live in team scratch sized by n, a level with at least V
-// currents spreads its currents over the lanes, a shorter one (and the
-// amplitude) splits each current's vertex sum over them. Lanes meet only at
-// the ends of the vector-range loops (a warp-level barrier on CUDA), never at
-// a team barrier. Lane v runs iteration v of a V-long vector range (how
-// Kokkos maps vector ranges on CUDA; one lane on host backends), so it keeps
-// its own event's draw in its own variables.
+// lanes on each: the event's currents live in team scratch sized by n, a
+// level with at least V currents spreads its currents over the lanes, a
+// shorter one (and the amplitude) splits each current's vertex sum over them.
+// Lanes meet only at the ends of the vector-range loops (a warp-level barrier
+// on CUDA), never at a team barrier. Lane v runs iteration v of a V-long
+// vector range (how Kokkos maps vector ranges on CUDA; one lane on host
+// backends), so it keeps its own event's draw in its own variables.
 template <class T, class ExecSpace, class MemorySpace>
 SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& cfg, const PdfGrid<T, MemorySpace>& pdf,
                                    std::uint64_t seed, std::uint64_t first, std::uint64_t count, int lanes = 0) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
-  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  constexpr bool host = !is_device_space_v<ExecSpace>;
   const LanesShape shape = lanes_shape<T, ExecSpace>(cfg.n, lanes);
   const int V = shape.lanes, groups = shape.groups;
   const std::size_t per_group = shape.group_bytes;
@@ -274,6 +276,12 @@ SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& 
         Vec4<T>* P = J + nJ;
         Vec4<T>* partial = P + nl + 1;
         int* flags = reinterpret_cast<int*>(partial + V);
+        // The lanes' parts of a vertex sum, added in lane order.
+        const auto lane_sum = [&]() {
+          Vec4<T> s = partial[0];
+          for (int l = 1; l < V; ++l) s = add(s, partial[l]);
+          return s;
+        };
         const std::uint64_t group = std::uint64_t(t.league_rank()) * std::uint64_t(groups) + std::uint64_t(t.team_rank());
         // This lane's event and its sums.
         Vec4<T> k[max_gluons], eps[max_gluons];
@@ -306,15 +314,9 @@ SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& 
           });
           for (int u = 0; u < V; ++u) {
             if (!flag[u]) continue;
-            // Lane u writes its event's prefix sums (summed in the order of
-            // the one-lane kernels) and one-leg currents.
+            // Lane u writes its event's prefix sums and one-leg currents.
             Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
-              if (v != u) return;
-              P[0] = zero4<T>();
-              for (int i = 0; i < nl; ++i) {
-                P[i + 1] = add(P[i], k[ord[i + 1]]);
-                J[bg_index(nl, 1, i)] = eps[ord[i + 1]];
-              }
+              if (v == u) bg_leaves(nl, ord, k, eps, J, P);
             });
             for (int len = 2; len < nl; ++len) {
               const int c = nl - len + 1;
@@ -327,11 +329,8 @@ SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& 
                   const int b = a + len - 1;
                   Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V),
                                        [&](int v) { partial[v] = bg_vertices(J, P, nl, a, b, v, V); });
-                  Kokkos::single(Kokkos::PerThread(t), [&]() {
-                    Vec4<T> s = partial[0];
-                    for (int v = 1; v < V; ++v) s = add(s, partial[v]);
-                    J[bg_index(nl, len, a)] = bg_propagate(s, P, a, b);
-                  });
+                  Kokkos::single(Kokkos::PerThread(t),
+                                 [&]() { J[bg_index(nl, len, a)] = bg_propagate(lane_sum(), P, a, b); });
                 }
               }
             }
@@ -340,9 +339,7 @@ SigmaResult integrate_lanes_kokkos(const ExecSpace& exec, const EventConfig<T>& 
             // Lane u adds the weight of its event.
             Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, V), [&](int v) {
               if (v != u) return;
-              Vec4<T> s = partial[0];
-              for (int l = 1; l < V; ++l) s = add(s, partial[l]);
-              const T m = dot(eps[ord[0]], s);
+              const T m = dot(eps[ord[0]], lane_sum());
               const double w = accepted ? double(pre * (m * m)) : 0.0;
               sw.add(w);
               sw2.add(w * w);

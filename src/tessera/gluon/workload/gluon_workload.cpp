@@ -466,8 +466,8 @@ class GluonWorkload final : public driver::Workload {
       const char* kinds[] = {"kokkos@", "kokkos-thread@", "kokkos-team@", "native-cuda", "kokkos-lanes@"};
       write_output(exec, c, kind == Kind::native ? std::string(kinds[3]) : kinds[int(kind)] + std::string(E::name()), r, s,
                    running, *rs.progress);
-      constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename E::memory_space>::accessible;
-      if (!host && (kind == Kind::lanes || (kind == Kind::library && impl::lanes_per_event(n_, int(sizeof(T))) > 0))) {
+      if ((is_device_space_v<E> && kind == Kind::lanes) ||
+          (kind == Kind::library && impl::uses_lanes_kernel<E>(n_, int(sizeof(T))))) {
         // The lanes kernel's analogue of the paper's Table 1.
         const auto sh = impl::lanes_shape<T, E>(n_, kind == Kind::lanes ? lanes_ : 0);
         r.note = std::to_string(sh.lanes) + " lanes per event; a team of " + std::to_string(sh.groups * sh.lanes) +
