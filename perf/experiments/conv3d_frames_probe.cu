@@ -1,8 +1,9 @@
-// Probe: conv3d's small-k direct kernel with four output frames a block
-// against the one-frame register kernel it replaces up to k = 9 (both from
+// Probe: conv3d's register-blocked direct kernel (from
 // backends/cuda/video/conv3d_native.cu, included here so that the probe times
-// the library's own kernels), at the paper's size: k + 3 frames of 720 x 560
-// -> 4 output frames, same padding in x, y. Each kernel's output is poisoned
+// the library's own kernel) in the shape the library picks for each k against
+// other shapes (output frames a block, rows a thread, stage buffers, the
+// register cap; "1 fr, 7 rows" is the earlier one-frame form), at the paper's
+// size: k + 3 frames of 720 x 560 -> 4 output frames, same padding in x, y. Each kernel's output is poisoned
 // with NaN, then checked against a one-thread-per-output kernel (relative
 // error, NaN fails); time = median of 15 event-timed launches after 3 warm-ups.
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON
@@ -16,6 +17,12 @@
 #include <cstdint>
 
 namespace nc = tessera::native_cuda;
+
+// A frames-kernel shape: output frames a block, rows a thread, thread rows, stage buffers.
+template <int FO_, int R_, int TY_, int NB_, int MB_ = 1>
+struct Shape {
+  static constexpr int FO = FO_, R = R_, TY = TY_, NB = NB_, MB = MB_;
+};
 
 __global__ void reference(const float* v, float* out, int K, int H, int W, int shift) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, t = blockIdx.z;
@@ -41,7 +48,7 @@ void probe() {
   CK(cudaMalloc(&out, nout * 4));
   CK(cudaMalloc(&taps, K * K * K * 4));
   fill<<<unsigned((nin + 255) / 256), 256>>>(v, (long long)nin, 1u);
-  fill<<<1, K * K * K>>>(taps, K * K * K, 2u);
+  fill<<<(K * K * K + 255) / 256, 256>>>(taps, K * K * K, 2u);
   CK(cudaMemcpyToSymbol(nc::c_conv3d_kf, taps, K * K * K * 4, 0, cudaMemcpyDeviceToDevice));
   reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, ref, K, H, W, shift);
   CK(cudaDeviceSynchronize());
@@ -62,18 +69,16 @@ void probe() {
     std::printf("k = %2d  %-16s %8.4f ms  %5.1f TFLOP/s  rel. error %.1e%s\n", K, name, ms,
                 2.0 * nout * K * K * K / (ms * 1e9), err / scale, err / scale < 1e-5 ? "" : "  WRONG");
   };
-  const int nx = (W + nc::kTileX - 1) / nc::kTileX;
-  run("one frame", [&] {
-    const int ny = (H + nc::kTileY - 1) / nc::kTileY;
-    nc::conv3d_register_kernel<K><<<unsigned(To * nx * ny), dim3(nc::kTileX, nc::kThreadsY)>>>(v, out, H, W, H, W,
-                                                                                                shift, nx, ny);
-  });
-  run("four frames", [&] {
-    const int ny = (H + nc::kFramesTileY - 1) / nc::kFramesTileY;
-    const int nt = (To + nc::kFramesOut - 1) / nc::kFramesOut;
-    nc::conv3d_frames_kernel<K><<<unsigned(nt * nx * ny), dim3(nc::kTileX, nc::kFramesTy)>>>(v, out, H, W, H, W, To,
-                                                                                             shift, nx, ny);
-  });
+  tessera::video::impl::Conv3dGeometry g{};
+  g.k = K, g.H = H, g.W = W, g.Ho = H, g.Wo = W, g.To = To, g.shift = shift;
+  run("library shape", [&] { nc::launch_frames<K>(nullptr, v, taps, out, g); });
+  run("1 fr, 7 rows", [&] { nc::launch_frames<K, Shape<1, 7, 4, 2>>(nullptr, v, taps, out, g); });
+  run("4 fr", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3>>(nullptr, v, taps, out, g); });
+  run("4 fr, 64 reg", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
+  run("2 fr", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3>>(nullptr, v, taps, out, g); });
+  run("2 fr, 64 reg", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
+  run("2 fr, 64 reg, 2 buf", [&] { nc::launch_frames<K, Shape<2, 5, 4, 2, 8>>(nullptr, v, taps, out, g); });
+  run("2 fr, 6 rows, 2 buf", [&] { nc::launch_frames<K, Shape<2, 6, 4, 2, 6>>(nullptr, v, taps, out, g); });
   CK(cudaFree(v));
   CK(cudaFree(ref));
   CK(cudaFree(out));
@@ -85,5 +90,8 @@ int main() {
   probe<5>();
   probe<7>();
   probe<9>();
+  probe<11>();
+  probe<13>();
+  probe<15>();
   return 0;
 }

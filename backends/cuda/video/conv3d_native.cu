@@ -1,19 +1,15 @@
-// Native CUDA 3-D convolution: the register-blocked direct kernels (below the
-// streaming kernel further down). A block of
-// 32 x 4 threads computes a 32 x 28 output tile of one frame; each thread
-// holds 7 consecutive rows of one column. For each kernel plane l the block
-// stages the (32+k-1)^2 input plane and the plane's k^2 taps in shared
-// memory; for each kernel column m a thread loads the k taps into registers
-// (16-byte broadcast loads of a transposed copy) and slides down its column,
-// so one shared load feeds up to 7 FMAs. k is a template parameter (the loops
-// unroll fully). The taps are uploaded to constant memory, but read from
-// there only while staging: at k = 15 the blocks resident on an SM sit at
-// different planes l, and reading every tap from the constant bank made the
-// warps wait on constant-cache misses (Nsight Compute: 62% of the stall
-// cycles, 18% of the FP32 FMA ceiling). Up to k = 9 a form with 4 output
-// frames per block runs instead: each input frame is staged once and feeds
-// every output frame of the block that uses it (1.3x faster at k = 3..9 on
-// the H100).
+// Native CUDA 3-D convolution: the register-blocked direct kernel, then the
+// STREAMING kernel. The register-blocked kernel gives a block several
+// consecutive output frames of a 32-column tile; each input frame is staged
+// once in shared memory and feeds every output frame of the block that uses
+// it; for each kernel column m a thread loads its rows' inputs and the k taps
+// (16-byte broadcast loads of a transposed copy) into registers, so one shared
+// load feeds up to (frames x rows) FMAs. k is a template parameter (the loops
+// unroll fully). The taps are read from the device copy of the flipped kernel
+// into shared memory once a block: read from the constant bank in the inner
+// loop, they made the warps wait on constant-cache misses at k = 15 (Nsight
+// Compute: 62% of the stall cycles), since the blocks resident on an SM sit
+// at different kernel planes.
 #include "tessera/video/conv3d_native_cuda.hpp"
 
 #include <stdexcept>
@@ -25,120 +21,93 @@ namespace {
 constexpr int kMaxK = 15;
 __constant__ float c_conv3d_kf[kMaxK * kMaxK * kMaxK];
 
-// 28 output rows per block: 560-row frames (the paper's) split into whole
-// tiles, and 1,840 blocks at 8 per SM end in a fuller last wave than 32-row
-// tiles' 1,656 (measured 1-8% faster across k = 5..15 on the H100).
-constexpr int kTileX = 32, kRows = 7, kThreadsY = 4, kTileY = kRows * kThreadsY;
+// Output tiles are 32 columns wide: a warp's 32 threads own 32 neighbouring
+// output columns (conflict-free shared-memory rows, coalesced stores).
+constexpr int kTileX = 32;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("conv3d native: ") + what + ": " + cudaGetErrorString(e));
 }
 
-template <int K>
-__global__ void __launch_bounds__(kTileX * kThreadsY)
-    conv3d_register_kernel(const float* __restrict__ v, float* __restrict__ out, int H, int W, int Ho, int Wo,
-                           int shift, int nx, int ny) {
-  constexpr int EX = kTileX + K - 1, EY = kTileY + K - 1;
-  constexpr int KP = (K + 3) / 4 * 4;  // one kernel column's taps, padded for 16-byte loads
-  __shared__ float plane[EY][EX];
-  __shared__ __align__(16) float taps[K][KP];  // taps[m][j] = K[m, j, l] of the current plane
-  const int b = blockIdx.x;
-  const int x0 = (b % nx) * kTileX, y0 = ((b / nx) % ny) * kTileY, t0 = b / (nx * ny);
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileX + tx;
-  float acc[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) acc[r] = 0.f;
-  for (int l = 0; l < K; ++l) {
-    const float* frame = v + std::size_t(t0 + l) * H * W;
-    for (int i = tid; i < EY * EX; i += kTileX * kThreadsY) {
-      const int a = i % EX, bb = i / EX;
-      const int y = y0 + shift + bb, x = x0 + shift + a;
-      plane[bb][a] = (y >= 0 && y < H && x >= 0 && x < W) ? __ldg(frame + std::size_t(y) * W + x) : 0.f;
-    }
-    const float* kl = c_conv3d_kf + l * K * K;
-    for (int i = tid; i < K * KP; i += kTileX * kThreadsY) {
-      const int m = i / KP, j = i % KP;
-      taps[m][j] = j < K ? kl[j * K + m] : 0.f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-      float kr[KP];
-#pragma unroll
-      for (int j = 0; j < KP; j += 4) {
-        const float4 t = *reinterpret_cast<const float4*>(&taps[m][j]);
-        kr[j] = t.x, kr[j + 1] = t.y, kr[j + 2] = t.z, kr[j + 3] = t.w;
-      }
-#pragma unroll
-      for (int q = 0; q < K + kRows - 1; ++q) {
-        const float val = plane[ty * kRows + q][tx + m];
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          const int j = q - r;
-          if (j >= 0 && j < K) acc[r] = fmaf(kr[j], val, acc[r]);
-        }
-      }
-    }
-    __syncthreads();
-  }
-  const int x = x0 + tx;
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    const int y = y0 + ty * kRows + r;
-    if (y < Ho && x < Wo) out[(std::size_t(t0) * Ho + y) * Wo + x] = acc[r];
-  }
+// Asynchronous 4-byte global -> shared copies (sm_80+): a frame's staging is
+// issued before the previous frame's arithmetic and lands while it runs.
+// Out-of-range elements copy 0 bytes and are zero-filled.
+__device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool valid) {
+  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// The register kernel for small k with kFramesOut output frames per block: a
-// block of 32 x kFramesTy threads owns a 32 x (kFramesRows kFramesTy) tile of
-// kFramesOut consecutive output frames; input frame f of the block is staged
-// once (double-buffered: one barrier per frame) and feeds output frame o with
-// kernel plane f - o, each thread's kFramesRows rows of each output frame in
-// registers. A staged value feeds up to kFramesOut k FMAs (one-frame blocks:
-// k), and a frame's input is read by one block instead of up to k.
-constexpr int kFramesOut = 4, kFramesRows = 5, kFramesTy = 4, kFramesTileY = kFramesRows * kFramesTy;
-
+// The register kernel with FO output frames per block: a block of 32 x TY
+// threads owns a 32 x (R TY) tile of FO consecutive output frames; input
+// frame f of the block is staged once (NB buffers, cp.async: the copy of frame
+// f + NB - 1 is in flight while frame f is used) and feeds output frame o with
+// kernel plane f - o, each thread's R rows of each output frame in registers.
+// A staged value feeds up to FO k FMAs (one-frame blocks: k), and a frame's
+// input is read by one block instead of up to k.
+// The shape by k (H100, paper size): 4 output frames a block up to k = 9;
+// from k = 11 the arithmetic outweighs the staging, and 2 frames a block
+// (twice the blocks, 64 registers so that 8 fit an SM) keep more warps busy.
 template <int K>
-__global__ void __launch_bounds__(kTileX * kFramesTy)
-    conv3d_frames_kernel(const float* __restrict__ v, float* __restrict__ out, int H, int W, int Ho, int Wo, int To,
-                         int shift, int nx, int ny) {
-  constexpr int R = kFramesRows, EX = kTileX + K - 1, EY = kFramesTileY + K - 1;
+struct FramesShape {
+  static constexpr int FO = K <= 9 ? 4 : 2;  // output frames a block
+  static constexpr int R = 5, TY = 4;        // rows a thread, thread rows a block
+  static constexpr int NB = 3;               // stage buffers (frames in flight: NB - 1)
+  static constexpr int MB = K <= 9 ? 1 : 8;  // blocks an SM asked of the register allocator
+};
+
+template <int K, class S = FramesShape<K>>
+__global__ void __launch_bounds__(kTileX * S::TY, S::MB)
+    conv3d_frames_kernel(const float* __restrict__ v, const float* __restrict__ kf, float* __restrict__ out, int H,
+                         int W, int Ho, int Wo, int To, int shift, int nx, int ny) {
+  constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB, NT = kTileX * TY;
+  constexpr int EX = kTileX + K - 1, EY = R * TY + K - 1;
   constexpr int KP = (K + 3) / 4 * 4;
-  __shared__ float plane[2][EY][EX];
+  __shared__ float plane[NB][EY][EX];
   __shared__ __align__(16) float taps[K][K][KP];  // taps[l][m][j] = kf(l, j, m)
   const int b = blockIdx.x;
-  const int x0 = (b % nx) * kTileX, y0 = ((b / nx) % ny) * kFramesTileY, t0 = (b / (nx * ny)) * kFramesOut;
+  const int x0 = (b % nx) * kTileX, y0 = ((b / nx) % ny) * (R * TY), t0 = (b / (nx * ny)) * FO;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileX + tx;
-  for (int i = tid; i < K * K * KP; i += kTileX * kFramesTy) {
+  for (int i = tid; i < K * K * KP; i += NT) {
     const int j = i % KP, m = (i / KP) % K, l = i / (KP * K);
-    taps[l][m][j] = j < K ? c_conv3d_kf[(l * K + j) * K + m] : 0.f;
+    taps[l][m][j] = j < K ? __ldg(kf + (l * K + j) * K + m) : 0.f;
   }
-  float acc[kFramesOut][R];
+  float acc[FO][R];
 #pragma unroll
-  for (int o = 0; o < kFramesOut; ++o)
+  for (int o = 0; o < FO; ++o)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[o][r] = 0.f;
-  const int nf = min(kFramesOut, To - t0) + K - 1;  // input frames t0 .. t0 + nf - 1
+  const int nf = min(FO, To - t0) + K - 1;  // input frames t0 .. t0 + nf - 1
   auto stage = [&](int f, int buf) {
-    const float* frame = v + std::size_t(t0 + f) * H * W;
-    for (int i = tid; i < EY * EX; i += kTileX * kFramesTy) {
-      const int a = i % EX, bb = i / EX;
-      const int y = y0 + shift + bb, x = x0 + shift + a;
-      plane[buf][bb][a] = (y >= 0 && y < H && x >= 0 && x < W) ? __ldg(frame + std::size_t(y) * W + x) : 0.f;
+    if (f < nf) {
+      const float* frame = v + std::size_t(t0 + f) * H * W;
+      for (int i = tid; i < EY * EX; i += NT) {
+        const int a = i % EX, bb = i / EX;
+        const int y = y0 + shift + bb, x = x0 + shift + a;
+        const bool in = y >= 0 && y < H && x >= 0 && x < W;
+        cp_async_f32(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
+      }
     }
+    cp_async_commit();  // one group per frame slot, empty past the end
   };
-  stage(0, 0);
+#pragma unroll
+  for (int f = 0; f < NB - 1; ++f) stage(f, f);
+  int buf = 0;
   for (int f = 0; f < nf; ++f) {
-    __syncthreads();  // frame f staged; every thread done with frame f - 1's buffer
-    if (f + 1 < nf) stage(f + 1, (f + 1) & 1);
-    const int buf = f & 1;
+    cp_async_wait<NB - 2>();  // frame f has landed (this thread's copies)
+    __syncthreads();          // ... and every thread's; all done with frame f - 1
+    stage(f + NB - 1, buf == 0 ? NB - 1 : buf - 1);
 #pragma unroll
     for (int m = 0; m < K; ++m) {
       float val[K + R - 1];
 #pragma unroll
       for (int q = 0; q < K + R - 1; ++q) val[q] = plane[buf][ty * R + q][tx + m];
 #pragma unroll
-      for (int o = 0; o < kFramesOut; ++o) {
+      for (int o = 0; o < FO; ++o) {
         const int l = f - o;
         if (l < 0 || l >= K) continue;  // the same for the whole block
         float kr[KP];
@@ -153,10 +122,11 @@ __global__ void __launch_bounds__(kTileX * kFramesTy)
           for (int j = 0; j < K; ++j) acc[o][r] = fmaf(kr[j], val[r + j], acc[o][r]);
       }
     }
+    buf = buf == NB - 1 ? 0 : buf + 1;
   }
   const int x = x0 + tx;
 #pragma unroll
-  for (int o = 0; o < kFramesOut; ++o)
+  for (int o = 0; o < FO; ++o)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int y = y0 + ty * R + r, t = t0 + o;
@@ -164,19 +134,19 @@ __global__ void __launch_bounds__(kTileX * kFramesTy)
     }
 }
 
+template <int K, class S = FramesShape<K>>
+void launch_frames(cudaStream_t stream, const float* v, const float* kf, float* out,
+                   const video::impl::Conv3dGeometry& g) {
+  const int nx = (g.Wo + kTileX - 1) / kTileX, ny = (g.Ho + S::R * S::TY - 1) / (S::R * S::TY);
+  const int nt = (g.To + S::FO - 1) / S::FO;
+  conv3d_frames_kernel<K, S><<<unsigned(nt) * nx * ny, dim3(kTileX, S::TY), 0, stream>>>(
+      v, kf, out, g.H, g.W, g.Ho, g.Wo, g.To, g.shift, nx, ny);
+}
+
 template <int K>
-void launch_register(cudaStream_t stream, const float* v, float* out, const video::impl::Conv3dGeometry& g) {
-  if constexpr (K <= 9) {
-    const int nx = (g.Wo + kTileX - 1) / kTileX, ny = (g.Ho + kFramesTileY - 1) / kFramesTileY;
-    const int nt = (g.To + kFramesOut - 1) / kFramesOut;
-    conv3d_frames_kernel<K><<<unsigned(nt) * nx * ny, dim3(kTileX, kFramesTy), 0, stream>>>(
-        v, out, g.H, g.W, g.Ho, g.Wo, g.To, g.shift, nx, ny);
-  } else {
-    const int nx = (g.Wo + kTileX - 1) / kTileX, ny = (g.Ho + kTileY - 1) / kTileY;
-    const dim3 block(kTileX, kThreadsY);
-    conv3d_register_kernel<K><<<unsigned(g.To) * nx * ny, block, 0, stream>>>(v, out, g.H, g.W, g.Ho, g.Wo, g.shift,
-                                                                            nx, ny);
-  }
+void launch_register(cudaStream_t stream, const float* v, const float* kf, float* out,
+                     const video::impl::Conv3dGeometry& g) {
+  launch_frames<K>(stream, v, kf, out, g);
   check(cudaGetLastError(), "launch");
 }
 
@@ -266,15 +236,14 @@ void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, floa
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g) {
   if (g.To <= 0 || g.Ho <= 0 || g.Wo <= 0) return;
-  upload_taps(stream, kf, g.k);
-  switch (g.k) {
-    case 3: launch_register<3>(stream, v, out, g); break;
-    case 5: launch_register<5>(stream, v, out, g); break;
-    case 7: launch_register<7>(stream, v, out, g); break;
-    case 9: launch_register<9>(stream, v, out, g); break;
-    case 11: launch_register<11>(stream, v, out, g); break;
-    case 13: launch_register<13>(stream, v, out, g); break;
-    case 15: launch_register<15>(stream, v, out, g); break;
+  switch (g.k) {  // the taps are read from kf itself (no constant-memory upload)
+    case 3: launch_register<3>(stream, v, kf, out, g); break;
+    case 5: launch_register<5>(stream, v, kf, out, g); break;
+    case 7: launch_register<7>(stream, v, kf, out, g); break;
+    case 9: launch_register<9>(stream, v, kf, out, g); break;
+    case 11: launch_register<11>(stream, v, kf, out, g); break;
+    case 13: launch_register<13>(stream, v, kf, out, g); break;
+    case 15: launch_register<15>(stream, v, kf, out, g); break;
     default: throw std::invalid_argument("conv3d native: k = " + std::to_string(g.k) + " is not odd 3..15");
   }
 }

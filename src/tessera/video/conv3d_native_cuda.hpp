@@ -1,8 +1,7 @@
 #pragma once
 // Native CUDA 3-D convolution (backends/cuda/video/conv3d_native.cu). All
 // pointers are device pointers to contiguous row-major (t, y, x) arrays; kf is
-// the flipped kernel of conv3d.hpp (k^3 floats), copied into constant memory
-// on the stream at each call. Queued on the stream.
+// the flipped kernel of conv3d.hpp (k^3 floats). Queued on the stream.
 #include "tessera/video/conv3d_geometry.hpp"
 
 #include <cuda_runtime.h>
@@ -13,18 +12,20 @@
 
 namespace tessera::native_cuda {
 
-// Register-blocked direct kernel (up to k = 9 with 4 output frames a block
-// sharing each staged input frame): 32 x 28 output tiles of one frame, each
-// thread 7 rows of one column, one input plane in shared memory per kernel
-// plane, the taps uploaded to constant memory and staged per plane in shared
-// memory; one instantiation per k.
+// Register-blocked direct kernel: a block owns 4 (k <= 9) or 2 consecutive
+// output frames of a 32 x 20 tile, each thread 5 rows of one column of each;
+// each input frame is staged once in shared memory (asynchronous copies, two
+// frames ahead) and feeds every output frame of the block that uses it; the
+// taps are read from kf into shared memory once a block; one instantiation
+// per k.
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g);
 
 // The paper's STREAMING algorithm with the k partial sums of each column in
 // registers: 32 columns x 64 output rows of one frame per block, marching down
 // y one input row (k x (32 + k - 1) values of the k frames) per step, each
-// staged value feeding k FMAs with constant-memory taps.
+// staged value feeding k FMAs with constant-memory taps (kf copied into
+// constant memory on the stream at each call).
 void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, float* out,
                       const video::impl::Conv3dGeometry& g);
 
