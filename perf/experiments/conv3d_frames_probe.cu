@@ -19,9 +19,10 @@
 namespace nc = tessera::native_cuda;
 
 // A frames-kernel shape: output frames a block, rows a thread, thread rows, stage buffers.
-template <int FO_, int R_, int TY_, int NB_, int MB_ = 1>
+template <int FO_, int R_, int TY_, int NB_, int MB_ = 1, bool UNROLL_ = false, bool NO_VEC4_ = false>
 struct Shape {
   static constexpr int FO = FO_, R = R_, TY = TY_, NB = NB_, MB = MB_;
+  static constexpr bool UNROLL = UNROLL_, NO_VEC4 = NO_VEC4_;
 };
 
 __global__ void reference(const float* v, float* out, int K, int H, int W, int shift) {
@@ -72,13 +73,12 @@ void probe() {
   tessera::video::impl::Conv3dGeometry g{};
   g.k = K, g.H = H, g.W = W, g.Ho = H, g.Wo = W, g.To = To, g.shift = shift;
   run("library shape", [&] { nc::launch_frames<K>(nullptr, v, taps, out, g); });
-  run("1 fr, 7 rows", [&] { nc::launch_frames<K, Shape<1, 7, 4, 2>>(nullptr, v, taps, out, g); });
+  run("4 fr, 4-byte copies", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 1, false, true>>(nullptr, v, taps, out, g); });
   run("4 fr", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3>>(nullptr, v, taps, out, g); });
-  run("4 fr, 64 reg", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
-  run("2 fr", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3>>(nullptr, v, taps, out, g); });
+  if constexpr (K <= 5)
+    run("4 fr, unrolled, 2 buf", [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 1, true>>(nullptr, v, taps, out, g); });
   run("2 fr, 64 reg", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
-  run("2 fr, 64 reg, 2 buf", [&] { nc::launch_frames<K, Shape<2, 5, 4, 2, 8>>(nullptr, v, taps, out, g); });
-  run("2 fr, 6 rows, 2 buf", [&] { nc::launch_frames<K, Shape<2, 6, 4, 2, 6>>(nullptr, v, taps, out, g); });
+  run("2 fr, 64 reg, 4-byte copies", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8, false, true>>(nullptr, v, taps, out, g); });
   CK(cudaFree(v));
   CK(cudaFree(ref));
   CK(cudaFree(out));

@@ -12,6 +12,7 @@
 // at different kernel planes.
 #include "tessera/video/conv3d_native_cuda.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +37,10 @@ __device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool 
   const unsigned s = unsigned(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 4 : 0));
 }
+__device__ __forceinline__ void cp_async_f32x4(float* dst, const float* src, bool valid) {
+  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -49,29 +54,39 @@ __device__ __forceinline__ void cp_async_wait() {
 // kernel plane f - o, each thread's R rows of each output frame in registers.
 // A staged value feeds up to FO k FMAs (one-frame blocks: k), and a frame's
 // input is read by one block instead of up to k.
-// The shape by k (H100, paper size): 4 output frames a block up to k = 9;
-// from k = 11 the arithmetic outweighs the staging, and 2 frames a block
-// (twice the blocks, 64 registers so that 8 fit an SM) keep more warps busy.
+// The shape by k, measured side by side on the H100 at the paper's size
+// (perf/experiments/conv3d_frames_probe, docs/perf/video.md): 4 output frames
+// a block at k = 3, 5 and 15, 2 (twice the blocks; 64 registers so that the
+// registers do not cap the blocks an SM) at k = 7..13; at k <= 5 the frame
+// loop of a whole block is unrolled (plane, buffer and branch of every tap
+// resolved at compile time), with 2 buffers at k = 5; 16-byte copies where
+// the rows allow them, except at k = 15 where 4-byte copies measured faster.
 template <int K>
 struct FramesShape {
-  static constexpr int FO = K <= 9 ? 4 : 2;  // output frames a block
-  static constexpr int R = 5, TY = 4;        // rows a thread, thread rows a block
-  static constexpr int NB = 3;               // stage buffers (frames in flight: NB - 1)
-  static constexpr int MB = K <= 9 ? 1 : 8;  // blocks an SM asked of the register allocator
+  static constexpr int FO = K <= 5 || K == 15 ? 4 : 2;  // output frames a block
+  static constexpr int R = 5, TY = 4;                   // rows a thread, thread rows a block
+  static constexpr int NB = K == 5 ? 2 : 3;             // stage buffers (frames in flight: NB - 1)
+  static constexpr int MB = FO == 2 ? 8 : 1;            // blocks an SM asked of the register allocator
+  static constexpr bool UNROLL = K <= 5;                // whole-block frame loop unrolled
+  static constexpr bool NO_VEC4 = K == 15;              // 4-byte copies only
 };
 
 template <int K, class S = FramesShape<K>>
 __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
     conv3d_frames_kernel(const float* __restrict__ v, const float* __restrict__ kf, float* __restrict__ out, int H,
-                         int W, int Ho, int Wo, int To, int shift, int nx, int ny) {
+                         int W, int Ho, int Wo, int To, int shift, int nx, int ny, bool vec4) {
   constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB, NT = kTileX * TY;
-  constexpr int EX = kTileX + K - 1, EY = R * TY + K - 1;
+  // A staged row starts at a multiple of 4 columns (16-byte copies when the
+  // frame rows allow them) and spans the tile's 32 + k - 1 input columns
+  // from column off of the row.
+  constexpr int EX = (kTileX + K - 1 + 3 + 3) / 4 * 4, EX4 = EX / 4, EY = R * TY + K - 1;
   constexpr int KP = (K + 3) / 4 * 4;
-  __shared__ float plane[NB][EY][EX];
+  __shared__ __align__(16) float plane[NB][EY][EX];
   __shared__ __align__(16) float taps[K][K][KP];  // taps[l][m][j] = kf(l, j, m)
   const int b = blockIdx.x;
   const int x0 = (b % nx) * kTileX, y0 = ((b / nx) % ny) * (R * TY), t0 = (b / (nx * ny)) * FO;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileX + tx;
+  const int xs = x0 + (shift & ~3), off = shift - (shift & ~3);  // first staged column, offset of x0 + shift
   for (int i = tid; i < K * K * KP; i += NT) {
     const int j = i % KP, m = (i / KP) % K, l = i / (KP * K);
     taps[l][m][j] = j < K ? __ldg(kf + (l * K + j) * K + m) : 0.f;
@@ -85,27 +100,32 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
   auto stage = [&](int f, int buf) {
     if (f < nf) {
       const float* frame = v + std::size_t(t0 + f) * H * W;
-      for (int i = tid; i < EY * EX; i += NT) {
-        const int a = i % EX, bb = i / EX;
-        const int y = y0 + shift + bb, x = x0 + shift + a;
-        const bool in = y >= 0 && y < H && x >= 0 && x < W;
-        cp_async_f32(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
+      if (vec4) {  // W % 4 == 0 and v 16-byte aligned: each 4-column group is wholly in or out
+        for (int i = tid; i < EY * EX4; i += NT) {
+          const int a = i % EX4 * 4, bb = i / EX4;
+          const int y = y0 + shift + bb, x = xs + a;
+          const bool in = y >= 0 && y < H && x >= 0 && x < W;
+          cp_async_f32x4(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
+        }
+      } else {
+        for (int i = tid; i < EY * EX; i += NT) {
+          const int a = i % EX, bb = i / EX;
+          const int y = y0 + shift + bb, x = xs + a;
+          const bool in = y >= 0 && y < H && x >= 0 && x < W;
+          cp_async_f32(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
+        }
       }
     }
     cp_async_commit();  // one group per frame slot, empty past the end
   };
-#pragma unroll
-  for (int f = 0; f < NB - 1; ++f) stage(f, f);
-  int buf = 0;
-  for (int f = 0; f < nf; ++f) {
-    cp_async_wait<NB - 2>();  // frame f has landed (this thread's copies)
-    __syncthreads();          // ... and every thread's; all done with frame f - 1
-    stage(f + NB - 1, buf == 0 ? NB - 1 : buf - 1);
+  // Frame f of the block (staged in buffer buf) into every output frame
+  // o that uses it, with kernel plane f - o.
+  auto compute = [&](int f, int buf) {
 #pragma unroll
     for (int m = 0; m < K; ++m) {
       float val[K + R - 1];
 #pragma unroll
-      for (int q = 0; q < K + R - 1; ++q) val[q] = plane[buf][ty * R + q][tx + m];
+      for (int q = 0; q < K + R - 1; ++q) val[q] = plane[buf][ty * R + q][off + tx + m];
 #pragma unroll
       for (int o = 0; o < FO; ++o) {
         const int l = f - o;
@@ -122,7 +142,26 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
           for (int j = 0; j < K; ++j) acc[o][r] = fmaf(kr[j], val[r + j], acc[o][r]);
       }
     }
-    buf = buf == NB - 1 ? 0 : buf + 1;
+  };
+#pragma unroll
+  for (int f = 0; f < NB - 1; ++f) stage(f, f);
+  if (S::UNROLL && nf == FO + K - 1) {  // a whole block of output frames
+#pragma unroll
+    for (int f = 0; f < FO + K - 1; ++f) {
+      cp_async_wait<NB - 2>();  // frame f has landed (this thread's copies)
+      __syncthreads();          // ... and every thread's; all done with frame f - 1
+      stage(f + NB - 1, (f + NB - 1) % NB);
+      compute(f, f % NB);
+    }
+  } else {
+    int buf = 0;
+    for (int f = 0; f < nf; ++f) {
+      cp_async_wait<NB - 2>();
+      __syncthreads();
+      stage(f + NB - 1, buf == 0 ? NB - 1 : buf - 1);
+      compute(f, buf);
+      buf = buf == NB - 1 ? 0 : buf + 1;
+    }
   }
   const int x = x0 + tx;
 #pragma unroll
@@ -139,8 +178,9 @@ void launch_frames(cudaStream_t stream, const float* v, const float* kf, float* 
                    const video::impl::Conv3dGeometry& g) {
   const int nx = (g.Wo + kTileX - 1) / kTileX, ny = (g.Ho + S::R * S::TY - 1) / (S::R * S::TY);
   const int nt = (g.To + S::FO - 1) / S::FO;
+  const bool vec4 = g.W % 4 == 0 && reinterpret_cast<std::uintptr_t>(v) % 16 == 0;
   conv3d_frames_kernel<K, S><<<unsigned(nt) * nx * ny, dim3(kTileX, S::TY), 0, stream>>>(
-      v, kf, out, g.H, g.W, g.Ho, g.Wo, g.To, g.shift, nx, ny);
+      v, kf, out, g.H, g.W, g.Ho, g.Wo, g.To, g.shift, nx, ny, vec4 && !S::NO_VEC4);
 }
 
 template <int K>

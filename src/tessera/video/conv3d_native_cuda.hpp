@@ -12,12 +12,12 @@
 
 namespace tessera::native_cuda {
 
-// Register-blocked direct kernel: a block owns 4 (k <= 9) or 2 consecutive
-// output frames of a 32 x 20 tile, each thread 5 rows of one column of each;
-// each input frame is staged once in shared memory (asynchronous copies, two
-// frames ahead) and feeds every output frame of the block that uses it; the
-// taps are read from kf into shared memory once a block; one instantiation
-// per k.
+// Register-blocked direct kernel: a block owns 4 or 2 consecutive output
+// frames (by k) of a 32 x 20 tile, each thread 5 rows of one column of each;
+// each input frame is staged once in shared memory (asynchronous 16-byte
+// copies where W % 4 == 0, 4-byte otherwise, one or two frames ahead) and
+// feeds every output frame of the block that uses it; the taps are read from
+// kf into shared memory once a block; one instantiation per k.
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g);
 

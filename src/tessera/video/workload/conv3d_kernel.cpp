@@ -306,7 +306,7 @@ class Conv3dKernel final : public VideoKernel {
 #else
     t.add_native("native-cuda", Platform::gpu, nwindow, {}, "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
 #endif
-    const char* native = "conv3d register-blocked native CUDA kernel: 4 (k <= 9) or 2 output frames of a 32 x 20 tile a block, each input frame staged once (cp.async), all taps in shared memory (tessera::video::conv3d's pick on Cuda)";
+    const char* native = "conv3d register-blocked native CUDA kernel: 4 or 2 output frames (by k) of a 32 x 20 tile a block, each input frame staged once (cp.async), all taps in shared memory (tessera::video::conv3d's pick on Cuda)";
     const char* nstream = "conv3d STREAMING native CUDA: 32 columns x 64 rows per block marching down y, k partial sums in registers, taps in constant memory";
     const char* cufft3 = "conv3d 3-D FOURIER with cuFFT (R2C volume, product, C2R)";
     const char* cuffth = "conv3d HYBRID FOURIER with cuFFT (2-D per frame, k-tap complex convolution along t)";
