@@ -71,6 +71,14 @@ struct FramesShape {
   static constexpr bool NO_VEC4 = K == 15;              // 4-byte copies only
 };
 
+// One output frame a call (the sliding window's): a block takes one frame,
+// 7 rows a thread (560-row frames split into whole 28-row tiles).
+template <int K>
+struct OneFrameShape {
+  static constexpr int FO = 1, R = 7, TY = 4, NB = 2, MB = 1;
+  static constexpr bool UNROLL = K <= 5, NO_VEC4 = false;
+};
+
 template <int K, class S = FramesShape<K>>
 __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
     conv3d_frames_kernel(const float* __restrict__ v, const float* __restrict__ kf, float* __restrict__ out, int H,
@@ -186,7 +194,10 @@ void launch_frames(cudaStream_t stream, const float* v, const float* kf, float* 
 template <int K>
 void launch_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g) {
-  launch_frames<K>(stream, v, kf, out, g);
+  if (g.To == 1)
+    launch_frames<K, OneFrameShape<K>>(stream, v, kf, out, g);
+  else
+    launch_frames<K>(stream, v, kf, out, g);
   check(cudaGetLastError(), "launch");
 }
 

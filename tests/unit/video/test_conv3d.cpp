@@ -148,37 +148,39 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
   E exec;
   for (int k : {3, 5, 7, 9, 11, 13, 15})
     for (bool valid : {false, true})
-      for (bool wide : {false, true}) {
-        // H spans two 64-row segments of the streaming kernel, W two or three
-        // 32-column tiles; 3 to 5 output frames (the register kernel takes 4 or
-        // 2 a block: whole and partial blocks); wide rows (W % 4 == 0) take the
-        // register kernel's 16-byte copies, the others its 4-byte copies.
-        const int To = wide ? 4 : (valid ? 3 : 5);
-        const int T = To + k - 1, H = valid ? 70 + k : 83, W = wide ? 72 : (valid ? 40 + k : 45);
-        const auto seed = tessera::test::fresh_seed();
-        SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", W = " + std::to_string(W) +
-                     ", seed = " + std::to_string(seed));
-        const auto hv = random_vector(std::size_t(T) * H * W, seed);
-        const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-        const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
-        auto V = upload<E>(hv, T, H, W);
-        auto K = upload<E>(hk, k, k, k);
-        const auto filter = make_conv3d_filter(exec, K);
-        const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
-        Vol<E> out("out", g.To, g.Ho, g.Wo);
-        for (int which = 0; which < 2; ++which) {
-          SCOPED_TRACE(which ? "register" : "streaming");
-          Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
-          exec.fence();
-          if (which)
-            tessera::native_cuda::conv3d_register(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g);
-          else
-            tessera::native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g);
-          exec.fence();
-          const auto h = download(out);
-          EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
+      for (bool wide : {false, true})
+        for (int To : {1, 4, 5}) {
+          // H spans two 64-row segments of the streaming kernel, W two or three
+          // 32-column tiles; 1, 4 or 5 output frames (the register kernel takes
+          // 4 or 2 a block: whole and partial blocks; one frame, the sliding
+          // window's call, a shape of its own); wide rows (W % 4 == 0) take the
+          // register kernel's 16-byte copies, the others its 4-byte copies.
+          const int T = To + k - 1, H = valid ? 70 + k : 83, W = wide ? 72 : (valid ? 40 + k : 45);
+          const auto seed = tessera::test::fresh_seed();
+          SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", W = " + std::to_string(W) +
+                       ", " + std::to_string(To) + " output frames, seed = " + std::to_string(seed));
+          const auto hv = random_vector(std::size_t(T) * H * W, seed);
+          const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+          const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
+          auto V = upload<E>(hv, T, H, W);
+          auto K = upload<E>(hk, k, k, k);
+          const auto filter = make_conv3d_filter(exec, K);
+          const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
+          Vol<E> out("out", g.To, g.Ho, g.Wo);
+          for (int which = 0; which < 2; ++which) {
+            SCOPED_TRACE(which ? "register" : "streaming");
+            Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
+            exec.fence();
+            const float* kf = filter.flipped.data();
+            if (which)
+              tessera::native_cuda::conv3d_register(exec.cuda_stream(), V.data(), kf, out.data(), g);
+            else
+              tessera::native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), kf, out.data(), g);
+            exec.fence();
+            const auto h = download(out);
+            EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
+          }
         }
-      }
 }
 #endif
 
