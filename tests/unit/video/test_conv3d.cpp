@@ -11,6 +11,7 @@
 #include "tessera/video/conv3d_native_cuda.hpp"
 #endif
 
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,22 @@ std::vector<float> download(const View& v) {
 using tessera::test::conv3d_reference;
 using tessera::test::random_vector;
 
+// A fresh random video and kernel on E's memory, with the double loop's
+// output on them.
+template <class E>
+struct RandomCase {
+  std::vector<double> ref;
+  Vol<E> V;
+  Conv3dFilter<typename E::memory_space> filter;
+};
+template <class E>
+RandomCase<E> random_case(const E& exec, int T, int H, int W, int k, bool valid, std::uint64_t seed) {
+  const auto hv = random_vector(std::size_t(T) * H * W, seed);
+  const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+  auto K = upload<E>(hk, k, k, k);
+  return {conv3d_reference(hv, hk, T, H, W, k, valid), upload<E>(hv, T, H, W), make_conv3d_filter(exec, K)};
+}
+
 const char* name(Conv3dAlgorithm a) {
   switch (a) {
     case Conv3dAlgorithm::baseline: return "baseline";
@@ -64,12 +81,7 @@ TYPED_TEST(Conv3d, EveryDirectAlgorithmMatchesTheDoubleLoop) {
       const auto seed = tessera::test::fresh_seed();
       SCOPED_TRACE(std::string(E::name()) + " k = " + std::to_string(k) + (valid ? " valid" : " same") +
                    ", seed = " + std::to_string(seed));
-      const auto hv = random_vector(std::size_t(T) * H * W, seed);
-      const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-      const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
-      auto V = upload<E>(hv, T, H, W);
-      auto K = upload<E>(hk, k, k, k);
-      const auto filter = make_conv3d_filter(exec, K);
+      const auto [ref, V, filter] = random_case(exec, T, H, W, k, valid, seed);
       const int To = T - k + 1, Ho = valid ? H - k + 1 : H, Wo = valid ? W - k + 1 : W;
       Vol<E> out("out", To, Ho, Wo);
       for (auto a : {Conv3dAlgorithm::baseline, Conv3dAlgorithm::shared, Conv3dAlgorithm::streaming,
@@ -159,12 +171,7 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
           const auto seed = tessera::test::fresh_seed();
           SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", W = " + std::to_string(W) +
                        ", " + std::to_string(To) + " output frames, seed = " + std::to_string(seed));
-          const auto hv = random_vector(std::size_t(T) * H * W, seed);
-          const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
-          const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
-          auto V = upload<E>(hv, T, H, W);
-          auto K = upload<E>(hk, k, k, k);
-          const auto filter = make_conv3d_filter(exec, K);
+          const auto [ref, V, filter] = random_case(exec, T, H, W, k, valid, seed);
           const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
           Vol<E> out("out", g.To, g.Ho, g.Wo);
           for (int which = 0; which < 2; ++which) {
