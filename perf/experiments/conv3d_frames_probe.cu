@@ -1,9 +1,9 @@
 // Probe: conv3d's register-blocked direct kernel (from
 // backends/cuda/video/conv3d_native.cu, included here so that the probe times
 // the library's own kernel) in the shape the library picks for each k against
-// other shapes (output frames a block, rows a thread, stage buffers, the
-// register cap; "1 fr, 7 rows" is the earlier one-frame form), at the paper's
-// size: k + 3 frames of 720 x 560 -> 4 output frames, same padding in x, y. Each kernel's output is poisoned
+// other shapes (output frames a block, stage buffers, the register cap, copy
+// width, unrolling), at the paper's size: k + 3 frames of 720 x 560 -> 4
+// output frames, same padding in x, y. Each kernel's output is poisoned
 // with NaN, then checked against a one-thread-per-output kernel (relative
 // error, NaN fails); time = median of 15 event-timed launches after 3 warm-ups.
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON
@@ -18,7 +18,8 @@
 
 namespace nc = tessera::native_cuda;
 
-// A frames-kernel shape: output frames a block, rows a thread, thread rows, stage buffers.
+// A frames-kernel shape (the fields of FramesShape): output frames a block,
+// rows a thread, thread rows, stage buffers, register cap, unrolled, 4-byte copies.
 template <int FO_, int R_, int TY_, int NB_, int MB_ = 1, bool UNROLL_ = false, bool NO_VEC4_ = false>
 struct Shape {
   static constexpr int FO = FO_, R = R_, TY = TY_, NB = NB_, MB = MB_;
@@ -73,12 +74,14 @@ void probe() {
   tessera::video::impl::Conv3dGeometry g{};
   g.k = K, g.H = H, g.W = W, g.Ho = H, g.Wo = W, g.To = To, g.shift = shift;
   run("library shape", [&] { nc::launch_frames<K>(nullptr, v, taps, out, g); });
-  run("4 fr, 4-byte copies", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 1, false, true>>(nullptr, v, taps, out, g); });
+  run("4 fr, 4-byte copies",
+      [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 1, false, true>>(nullptr, v, taps, out, g); });
   run("4 fr", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3>>(nullptr, v, taps, out, g); });
   if constexpr (K <= 5)
     run("4 fr, unrolled, 2 buf", [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 1, true>>(nullptr, v, taps, out, g); });
   run("2 fr, 64 reg", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
-  run("2 fr, 64 reg, 4-byte copies", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8, false, true>>(nullptr, v, taps, out, g); });
+  run("2 fr, 64 reg, 4-byte copies",
+      [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8, false, true>>(nullptr, v, taps, out, g); });
   CK(cudaFree(v));
   CK(cudaFree(ref));
   CK(cudaFree(out));

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tessera::native_cuda {
 namespace {
@@ -30,7 +31,7 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("conv3d native: ") + what + ": " + cudaGetErrorString(e));
 }
 
-// Asynchronous 4-byte global -> shared copies (sm_80+): a frame's staging is
+// Asynchronous 4- and 16-byte global -> shared copies (sm_80+): a frame's staging is
 // issued before the previous frame's arithmetic and lands while it runs.
 // Out-of-range elements copy 0 bytes and are zero-filled.
 __device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool valid) {
@@ -47,13 +48,6 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// The register kernel with FO output frames per block: a block of 32 x TY
-// threads owns a 32 x (R TY) tile of FO consecutive output frames; input
-// frame f of the block is staged once (NB buffers, cp.async: the copy of frame
-// f + NB - 1 is in flight while frame f is used) and feeds output frame o with
-// kernel plane f - o, each thread's R rows of each output frame in registers.
-// A staged value feeds up to FO k FMAs (one-frame blocks: k), and a frame's
-// input is read by one block instead of up to k.
 // The shape by k, measured side by side on the H100 at the paper's size
 // (perf/experiments/conv3d_frames_probe, docs/perf/video.md): 4 output frames
 // a block at k = 3, 5 and 15, 2 (twice the blocks; 64 registers so that the
@@ -79,6 +73,13 @@ struct OneFrameShape {
   static constexpr bool UNROLL = K <= 5, NO_VEC4 = false;
 };
 
+// The register kernel with FO output frames per block: a block of 32 x TY
+// threads owns a 32 x (R TY) tile of FO consecutive output frames; input
+// frame f of the block is staged once (NB buffers, cp.async: the copy of frame
+// f + NB - 1 is in flight while frame f is used) and feeds output frame o with
+// kernel plane f - o, each thread's R rows of each output frame in registers.
+// A staged value feeds up to FO k FMAs (one-frame blocks: k), and a frame's
+// input is read by one block instead of up to k.
 template <int K, class S = FramesShape<K>>
 __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
     conv3d_frames_kernel(const float* __restrict__ v, const float* __restrict__ kf, float* __restrict__ out, int H,
@@ -87,7 +88,7 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
   // A staged row starts at a multiple of 4 columns (16-byte copies when the
   // frame rows allow them) and spans the tile's 32 + k - 1 input columns
   // from column off of the row.
-  constexpr int EX = (kTileX + K - 1 + 3 + 3) / 4 * 4, EX4 = EX / 4, EY = R * TY + K - 1;
+  constexpr int EX = (kTileX + K - 1 + 3 + 3) / 4 * 4, EY = R * TY + K - 1;
   constexpr int KP = (K + 3) / 4 * 4;
   __shared__ __align__(16) float plane[NB][EY][EX];
   __shared__ __align__(16) float taps[K][K][KP];  // taps[l][m][j] = kf(l, j, m)
@@ -105,24 +106,28 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[o][r] = 0.f;
   const int nf = min(FO, To - t0) + K - 1;  // input frames t0 .. t0 + nf - 1
+  // Frame f into buffer buf in copies of CW columns (4: W % 4 == 0 and v
+  // 16-byte aligned, so each 4-column group is wholly in the frame or out).
+  auto stage_in = [&](int f, int buf, auto cw) {
+    constexpr int CW = decltype(cw)::value, N = EX / CW;
+    const float* frame = v + std::size_t(t0 + f) * H * W;
+    for (int i = tid; i < EY * N; i += NT) {
+      const int a = i % N * CW, bb = i / N;
+      const int y = y0 + shift + bb, x = xs + a;
+      const bool in = y >= 0 && y < H && x >= 0 && x < W;
+      const float* src = in ? frame + std::size_t(y) * W + x : frame;
+      if constexpr (CW == 4)
+        cp_async_f32x4(&plane[buf][bb][a], src, in);
+      else
+        cp_async_f32(&plane[buf][bb][a], src, in);
+    }
+  };
   auto stage = [&](int f, int buf) {
     if (f < nf) {
-      const float* frame = v + std::size_t(t0 + f) * H * W;
-      if (vec4) {  // W % 4 == 0 and v 16-byte aligned: each 4-column group is wholly in or out
-        for (int i = tid; i < EY * EX4; i += NT) {
-          const int a = i % EX4 * 4, bb = i / EX4;
-          const int y = y0 + shift + bb, x = xs + a;
-          const bool in = y >= 0 && y < H && x >= 0 && x < W;
-          cp_async_f32x4(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
-        }
-      } else {
-        for (int i = tid; i < EY * EX; i += NT) {
-          const int a = i % EX, bb = i / EX;
-          const int y = y0 + shift + bb, x = xs + a;
-          const bool in = y >= 0 && y < H && x >= 0 && x < W;
-          cp_async_f32(&plane[buf][bb][a], in ? frame + std::size_t(y) * W + x : frame, in);
-        }
-      }
+      if (vec4)
+        stage_in(f, buf, std::integral_constant<int, 4>{});
+      else
+        stage_in(f, buf, std::integral_constant<int, 1>{});
     }
     cp_async_commit();  // one group per frame slot, empty past the end
   };
