@@ -129,7 +129,7 @@ KOKKOS_INLINE_FUNCTION EventResult<T> prepare_event(const EventConfig<T>& c, con
   k[1] = {{T(-0.5), T(0), T(0), T(0.5)}};
   rambo(np, T(1), rng, k + 2);
   random_ordering<T>(n, rng, ord);
-  for (int i = 0; i < n; ++i) eps[i] = linear_polarisation(k[i], T(2) * math::pi<T>() * rng.template uniform<T>());
+  for (int i = 0; i < n; ++i) eps[i] = linear_polarisation_turns(k[i], rng.template uniform<T>());
 
   EventResult<T> r;
   r.weight = T(0);
@@ -154,9 +154,15 @@ KOKKOS_INLINE_FUNCTION bool needs_matrix_element(const EventConfig<T>& c, const 
 template <class T, class PdfG, int NMAX = max_gluons>
 KOKKOS_INLINE_FUNCTION EventResult<T> generate_event(const EventConfig<T>& c, const PdfG& pdf, std::uint64_t seed,
                                                      std::uint64_t event, BergsScratch<T, T, NMAX>& scratch) {
-  Vec4<T> k[NMAX], eps[NMAX];
+  Vec4<T> k[NMAX], eps_own[NMAX];
   int ord[NMAX];
   T pre;
+  // The polarisations are drawn into the currents' last n slots (levels the
+  // recursion writes last; bg_amplitude reads what it needs from them first)
+  // where those lie above the one-leg currents (n >= 5): a smaller footprint
+  // per event in the one-event-per-thread kernel, whose scratch is cached.
+  const int nl = c.n - 1, nJ = nl * (nl + 1) / 2;
+  Vec4<T>* eps = c.n + nl <= nJ ? scratch.J + (nJ - c.n) : eps_own;
   EventResult<T> r = prepare_event(c, pdf, seed, event, k, eps, ord, pre);
   if (!needs_matrix_element(c, r)) return r;
   const T m = bg_amplitude<T, T, NMAX>(c.n, ord, k, eps, scratch);

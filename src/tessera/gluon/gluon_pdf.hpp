@@ -75,18 +75,18 @@ KOKKOS_INLINE_FUNCTION int locate(const View& k, int nk, T v) {
 template <class T, class MemorySpace>
 struct PdfGrid {
   Kokkos::View<T*, MemorySpace> lnx, lnq2, xg, as_lnq2, as_val;
+  // Precomputed on the host in double (so the device divides nowhere): the
+  // finite-difference slope d(xg)/d(ln x) at every knot, the knot intervals'
+  // inverse widths, the ratios of neighbouring ln Q^2 widths that turn the Q
+  // slopes into units of the interval, alpha_s's slopes.
+  Kokkos::View<T*, MemorySpace> dxg, inv_hx, inv_hq, hq_ratio_lo, hq_ratio_hi, as_slope, as_inv_h;
   int nx = 0, nq = 0, nas = 0;
   T xmin = 0, q2min = 0, q2max = 0;
 
-  // Cubic Hermite along ln x at Q knot iq (slopes from neighbouring x knots).
+  // Cubic Hermite along ln x at Q knot iq.
   KOKKOS_INLINE_FUNCTION T along_x(int ix, T tx, T hx, int iq) const {
-    auto f = [&](int i) { return xg(i * nq + iq); };
-    auto slope = [&](int i) -> T {
-      if (i == 0) return (f(1) - f(0)) / (lnx(1) - lnx(0));
-      if (i == nx - 1) return (f(nx - 1) - f(nx - 2)) / (lnx(nx - 1) - lnx(nx - 2));
-      return T(0.5) * ((f(i + 1) - f(i)) / (lnx(i + 1) - lnx(i)) + (f(i) - f(i - 1)) / (lnx(i) - lnx(i - 1)));
-    };
-    return detail::hermite(tx, f(ix), f(ix + 1), slope(ix) * hx, slope(ix + 1) * hx);
+    const int i0 = ix * nq + iq, i1 = i0 + nq;
+    return detail::hermite(tx, xg(i0), xg(i1), dxg(i0) * hx, dxg(i1) * hx);
   }
 
   // x*g(x, Q^2): log-bicubic; x and Q^2 clamped to the grid.
@@ -94,26 +94,17 @@ struct PdfGrid {
     const T lx = math::log(x), lq = math::log(q2);
     const int ix = detail::locate(lnx, nx, lx);
     const int iq = detail::locate(lnq2, nq, lq);
-    const T hx = lnx(ix + 1) - lnx(ix), hq = lnq2(iq + 1) - lnq2(iq);
-    T tx = (lx - lnx(ix)) / hx, tq = (lq - lnq2(iq)) / hq;
+    const T hx = lnx(ix + 1) - lnx(ix);
+    T tx = (lx - lnx(ix)) * inv_hx(ix), tq = (lq - lnq2(iq)) * inv_hq(iq);
     tx = tx < T(0) ? T(0) : (tx > T(1) ? T(1) : tx);
     tq = tq < T(0) ? T(0) : (tq > T(1) ? T(1) : tq);
     const T f0 = along_x(ix, tx, hx, iq), f1 = along_x(ix, tx, hx, iq + 1);
-    // Q slopes from the x-interpolated values at the neighbouring Q knots.
-    T d0, d1;
-    if (iq == 0) {
-      d0 = (f1 - f0) / hq;
-    } else {
-      const T fm = along_x(ix, tx, hx, iq - 1);
-      d0 = T(0.5) * ((f1 - f0) / hq + (f0 - fm) / (lnq2(iq) - lnq2(iq - 1)));
-    }
-    if (iq + 1 == nq - 1) {
-      d1 = (f1 - f0) / hq;
-    } else {
-      const T fp = along_x(ix, tx, hx, iq + 2);
-      d1 = T(0.5) * ((fp - f1) / (lnq2(iq + 2) - lnq2(iq + 1)) + (f1 - f0) / hq);
-    }
-    return detail::hermite(tq, f0, f1, d0 * hq, d1 * hq);
+    // Q slopes (times the interval's width) from the x-interpolated values
+    // at the neighbouring Q knots; one-sided at the grid's edges.
+    T d0 = f1 - f0, d1 = f1 - f0;
+    if (iq > 0) d0 = T(0.5) * (d0 + (f0 - along_x(ix, tx, hx, iq - 1)) * hq_ratio_lo(iq));
+    if (iq + 1 < nq - 1) d1 = T(0.5) * (d1 + (along_x(ix, tx, hx, iq + 2) - f1) * hq_ratio_hi(iq));
+    return detail::hermite(tq, f0, f1, d0, d1);
   }
 
   // alpha_s(Q^2), cubic Hermite in ln Q^2, clamped to the knots.
@@ -121,15 +112,9 @@ struct PdfGrid {
     const T lq = math::log(q2);
     const int i = detail::locate(as_lnq2, nas, lq);
     const T h = as_lnq2(i + 1) - as_lnq2(i);
-    T t = (lq - as_lnq2(i)) / h;
+    T t = (lq - as_lnq2(i)) * as_inv_h(i);
     t = t < T(0) ? T(0) : (t > T(1) ? T(1) : t);
-    auto slope = [&](int j) -> T {
-      if (j == 0) return (as_val(1) - as_val(0)) / (as_lnq2(1) - as_lnq2(0));
-      if (j == nas - 1) return (as_val(nas - 1) - as_val(nas - 2)) / (as_lnq2(nas - 1) - as_lnq2(nas - 2));
-      return T(0.5) * ((as_val(j + 1) - as_val(j)) / (as_lnq2(j + 1) - as_lnq2(j)) +
-                       (as_val(j) - as_val(j - 1)) / (as_lnq2(j) - as_lnq2(j - 1)));
-    };
-    return detail::hermite(t, as_val(i), as_val(i + 1), slope(i) * h, slope(i + 1) * h);
+    return detail::hermite(t, as_val(i), as_val(i + 1), as_slope(i) * h, as_slope(i + 1) * h);
   }
 };
 
@@ -156,6 +141,46 @@ PdfGrid<T, MemorySpace> make_pdf_grid(const PdfGridHost& h) {
   g.xg = fill("gluon::xg", h.xg, id);
   g.as_lnq2 = fill("gluon::as_lnq2", h.as_q, ln2);
   g.as_val = fill("gluon::as_val", h.as_val, id);
+  // Slopes and widths in double (LHAPDF's finite differences: central
+  // inside, one-sided at the edges).
+  const std::size_t nx = h.x.size(), nq = h.q.size(), na = h.as_q.size();
+  std::vector<double> lx(nx), lq(nq), la(na);
+  for (std::size_t i = 0; i < nx; ++i) lx[i] = std::log(h.x[i]);
+  for (std::size_t i = 0; i < nq; ++i) lq[i] = 2 * std::log(h.q[i]);
+  for (std::size_t i = 0; i < na; ++i) la[i] = 2 * std::log(h.as_q[i]);
+  auto slopes = [](const std::vector<double>& k, auto&& f) {
+    const std::size_t m = k.size();
+    std::vector<double> d(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      if (i == 0) d[i] = (f(1) - f(0)) / (k[1] - k[0]);
+      else if (i == m - 1) d[i] = (f(m - 1) - f(m - 2)) / (k[m - 1] - k[m - 2]);
+      else d[i] = 0.5 * ((f(i + 1) - f(i)) / (k[i + 1] - k[i]) + (f(i) - f(i - 1)) / (k[i] - k[i - 1]));
+    }
+    return d;
+  };
+  std::vector<double> dxg(nx * nq);
+  for (std::size_t iq = 0; iq < nq; ++iq) {
+    const auto d = slopes(lx, [&](std::size_t i) { return h.xg[i * nq + iq]; });
+    for (std::size_t i = 0; i < nx; ++i) dxg[i * nq + iq] = d[i];
+  }
+  auto inverse_widths = [](const std::vector<double>& k) {
+    std::vector<double> w(k.size() - 1);
+    for (std::size_t i = 0; i + 1 < k.size(); ++i) w[i] = 1 / (k[i + 1] - k[i]);
+    return w;
+  };
+  // hq_ratio_lo[i] = h_i / h_(i-1), hq_ratio_hi[i] = h_i / h_(i+1), h_i = lq[i+1] - lq[i].
+  std::vector<double> rlo(nq - 1, 0.0), rhi(nq - 1, 0.0);
+  for (std::size_t i = 0; i + 1 < nq; ++i) {
+    if (i > 0) rlo[i] = (lq[i + 1] - lq[i]) / (lq[i] - lq[i - 1]);
+    if (i + 2 < nq) rhi[i] = (lq[i + 1] - lq[i]) / (lq[i + 2] - lq[i + 1]);
+  }
+  g.dxg = fill("gluon::dxg", dxg, id);
+  g.inv_hx = fill("gluon::inv_hx", inverse_widths(lx), id);
+  g.inv_hq = fill("gluon::inv_hq", inverse_widths(lq), id);
+  g.hq_ratio_lo = fill("gluon::hq_ratio_lo", rlo, id);
+  g.hq_ratio_hi = fill("gluon::hq_ratio_hi", rhi, id);
+  g.as_slope = fill("gluon::as_slope", slopes(la, [&](std::size_t i) { return h.as_val[i]; }), id);
+  g.as_inv_h = fill("gluon::as_inv_h", inverse_widths(la), id);
   g.xmin = T(h.x.front());
   g.q2min = T(h.q.front() * h.q.front());
   g.q2max = T(h.q.back() * h.q.back());

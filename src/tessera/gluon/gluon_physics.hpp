@@ -46,6 +46,24 @@ KOKKOS_INLINE_FUNCTION T asinh(T x) {  // no asinh in Kokkos 3.4
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION T pi() { return T(3.14159265358979323846); }
+// sin and cos of the angle 2 pi u, u in [0, 1]: on CUDA devices sincospi
+// (exact argument reduction, no division by pi, one call for both).
+KOKKOS_INLINE_FUNCTION void sincos_2pi(float u, float& s, float& c) {
+#ifdef __CUDA_ARCH__
+  ::sincospif(2.0f * u, &s, &c);
+#else
+  s = std::sin(2.0f * pi<float>() * u);
+  c = std::cos(2.0f * pi<float>() * u);
+#endif
+}
+KOKKOS_INLINE_FUNCTION void sincos_2pi(double u, double& s, double& c) {
+#ifdef __CUDA_ARCH__
+  ::sincospi(2.0 * u, &s, &c);
+#else
+  s = std::sin(2.0 * pi<double>() * u);
+  c = std::cos(2.0 * pi<double>() * u);
+#endif
+}
 }  // namespace math
 
 // ---------------------------------------------------------------------------
@@ -126,12 +144,13 @@ KOKKOS_INLINE_FUNCTION double EventRng::uniform<double>() {
 template <class T>
 KOKKOS_INLINE_FUNCTION void pol_basis(const Vec4<T>& k, Vec4<T>& e1, Vec4<T>& e2) {
   const T kx = k[1], ky = k[2], kz = k[3];
-  const T kk = math::sqrt(kx * kx + ky * ky + kz * kz);
-  const T nx = kx / kk, ny = ky / kk, nz = kz / kk;
+  const T inv_k = T(1) / math::sqrt(kx * kx + ky * ky + kz * kz);
+  const T nx = kx * inv_k, ny = ky * inv_k, nz = kz * inv_k;
   const T pt = math::sqrt(nx * nx + ny * ny);
   if (pt > T(1e-6)) {
-    e1 = {{T(0), nz * nx / pt, nz * ny / pt, -pt}};
-    e2 = {{T(0), -ny / pt, nx / pt, T(0)}};
+    const T inv_pt = T(1) / pt;
+    e1 = {{T(0), nz * nx * inv_pt, nz * ny * inv_pt, -pt}};
+    e2 = {{T(0), -ny * inv_pt, nx * inv_pt, T(0)}};
   } else {  // along the beam: theta-hat, phi-hat at phi = 0
     e1 = {{T(0), nz > T(0) ? T(1) : T(-1), T(0), T(0)}};
     e2 = {{T(0), T(0), T(1), T(0)}};
@@ -144,6 +163,15 @@ KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation(const Vec4<T>& k, T phi) {
   Vec4<T> e1, e2;
   pol_basis(k, e1, e2);
   const T c = math::cos(phi), s = math::sin(phi);
+  return {{T(0), c * e1[1] + s * e2[1], c * e1[2] + s * e2[2], c * e1[3] + s * e2[3]}};
+}
+// The same at phi = 2 pi u (what an event draws: u uniform).
+template <class T>
+KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation_turns(const Vec4<T>& k, T u) {
+  Vec4<T> e1, e2;
+  pol_basis(k, e1, e2);
+  T s, c;
+  math::sincos_2pi(u, s, c);
   return {{T(0), c * e1[1] + s * e2[1], c * e1[2] + s * e2[2], c * e1[3] + s * e2[3]}};
 }
 
@@ -246,6 +274,9 @@ template <class C, class T, int NMAX = max_gluons>
 KOKKOS_INLINE_FUNCTION C bg_amplitude(int n, const int* ord, const Vec4<T>* k, const Vec4<C>* eps,
                                       BergsScratch<C, T, NMAX>& s) {
   const int nl = n - 1;
+  // eps may lie in the upper levels of s.J (generate_event): leg ord[0]'s
+  // polarisation is read before the recursion overwrites them.
+  const Vec4<C> e0 = eps[ord[0]];
   bg_leaves(nl, ord, k, eps, s.J, s.P);
   for (int len = 2; len < nl; ++len) {
     for (int a = 0; a + len <= nl; ++a) {
@@ -254,7 +285,7 @@ KOKKOS_INLINE_FUNCTION C bg_amplitude(int n, const int* ord, const Vec4<T>* k, c
     }
   }
   const Vec4<C> V = bg_vertices(s, nl, 0, nl - 1);
-  return dot(eps[ord[0]], V);
+  return dot(e0, V);
 }
 
 // Vertex counts of one recursion (for flop counts): 3-vertices and 4-vertices.
@@ -287,15 +318,16 @@ KOKKOS_INLINE_FUNCTION void rambo(int np, T sqrt_s, Rng& rng, Vec4<T>* p) {
   for (int i = 0; i < np; ++i) {
     const T c = T(2) * rng.template uniform<T>() - T(1);
     const T st = math::sqrt(T(1) - c * c);
-    const T f = T(2) * math::pi<T>() * rng.template uniform<T>();
+    T sf, cf;
+    math::sincos_2pi(rng.template uniform<T>(), sf, cf);  // azimuth 2 pi u
     const T r3 = rng.template uniform<T>(), r4 = rng.template uniform<T>();
     const T e = -math::log(r3 * r4);
-    p[i] = {{e, e * st * math::cos(f), e * st * math::sin(f), e * c}};
+    p[i] = {{e, e * st * cf, e * st * sf, e * c}};
     Q = add(Q, p[i]);
   }
-  const T M = math::sqrt(dot(Q, Q));
-  const T bx = -Q[1] / M, by = -Q[2] / M, bz = -Q[3] / M;
-  const T x = sqrt_s / M, g = Q[0] / M, a = T(1) / (T(1) + g);
+  const T inv_m = T(1) / math::sqrt(dot(Q, Q));
+  const T bx = -Q[1] * inv_m, by = -Q[2] * inv_m, bz = -Q[3] * inv_m;
+  const T x = sqrt_s * inv_m, g = Q[0] * inv_m, a = T(1) / (T(1) + g);
   for (int i = 0; i < np; ++i) {
     const T bq = bx * p[i][1] + by * p[i][2] + bz * p[i][3];
     const T q0 = p[i][0];

@@ -86,16 +86,46 @@ SigmaResult reduce_partials(const ExecSpace& exec, const PartialView& part, std:
   return r;
 }
 
+// Events in flight per 2048 resident GPU threads (an H100 SM) for the
+// one-event-per-thread kernel. An event's scratch (currents, prefix sums,
+// momenta; the polarisations share the currents' slots: (nl(nl+1)/2 + nl + 1
+// + n) four-vectors, n = 8 double 1.4 KB) is thread stack, cached in the SM's
+// L1 (256 KB with the shared memory): too many events in flight thrash it,
+// too few hide less latency. From the H100 sweep in docs/perf/gluon.md (the
+// best count per n and precision; ~300-450 KB of scratch an SM); at most 512,
+// four 128-thread blocks, resident up to 128 registers a thread, so that no
+// worker waits for a second wave (a grid-stride worker that starts late
+// finishes late).
+constexpr int thread_events_per_sm(int n, int bytes) {
+  if (bytes <= 4) return n <= 8 ? 512 : (n <= 10 ? 384 : 256);
+  return n <= 6 ? 512 : (n <= 9 ? 256 : 128);
+}
+
+// Workers of the one-event-per-thread kernel: on a GPU capped by
+// thread_events_per_sm.
+template <class T, class ExecSpace>
+std::uint64_t thread_worker_count(const ExecSpace& exec, int n, std::uint64_t n_events) {
+  std::uint64_t w = worker_count(exec, n_events);
+  if (is_device_space_v<ExecSpace>) {
+    const std::uint64_t per_sm = std::uint64_t(thread_events_per_sm(n, int(sizeof(T))));
+    const std::uint64_t cap = std::uint64_t(exec.concurrency()) / 2048 * per_sm;
+    if (cap >= 128 && w > cap) w = cap;
+  }
+  return w;
+}
+
 // One event per thread: worker i takes events first + i, first + i + W, ...
+// (blocks of 128 threads, so that the capped workers spread over every SM).
 template <class T, class ExecSpace, class MemorySpace>
 SigmaResult integrate_thread_kokkos(const ExecSpace& exec, const EventConfig<T>& cfg,
                                     const PdfGrid<T, MemorySpace>& pdf, std::uint64_t seed, std::uint64_t first,
                                     std::uint64_t count) {
-  const std::uint64_t W = worker_count(exec, count);
+  const std::uint64_t W = thread_worker_count<T>(exec, cfg.n, count);
   Kokkos::View<SigmaPartial*, typename ExecSpace::memory_space> part(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gluon::partials"), W);
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<128, 1>, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for(
-      "gluon::events_thread", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(W)),
+      "gluon::events_thread", Policy(exec, 0, std::int64_t(W)),
       KOKKOS_LAMBDA(std::int64_t i) {
         BergsScratch<T, T> scratch;
         Neumaier sw, sw2;
@@ -198,12 +228,12 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
 
 // Lanes per event on a GPU for n gluons in a precision of `bytes` bytes (0:
 // one event per thread), from the sweep of docs/perf/gluon.md (H100): the
-// thread kernel up to n = 9 (float) / 7 (double), 2 lanes up to n = 12 / 11,
+// thread kernel up to n = 10 (float) / 8 (double), 2 lanes up to n = 11 / 10,
 // 4 above.
 constexpr int lanes_per_event(int n, int bytes) {
   const bool f = bytes <= 4;
-  if (n <= (f ? 9 : 7)) return 0;
-  return n <= (f ? 12 : 11) ? 2 : 4;
+  if (n <= (f ? 10 : 8)) return 0;
+  return n <= (f ? 11 : 10) ? 2 : 4;
 }
 
 // Whether tessera::gluon::integrate runs the lanes kernel on ExecSpace.

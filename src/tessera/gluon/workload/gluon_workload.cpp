@@ -473,6 +473,12 @@ class GluonWorkload final : public driver::Workload {
         r.note = std::to_string(sh.lanes) + " lanes per event; a team of " + std::to_string(sh.groups * sh.lanes) +
                  " threads draws as many events and evaluates " + std::to_string(sh.groups) + " at once, " +
                  std::to_string(sh.group_bytes) + " B of team scratch each";
+      } else if (is_device_space_v<E> && (kind == Kind::library || kind == Kind::thread)) {
+        // The thread kernel's: events in flight capped to what the L1 holds.
+        const int nl = n_ - 1;
+        r.note = "1 thread per event; " + std::to_string(impl::thread_events_per_sm(n_, int(sizeof(T)))) +
+                 " events in flight per SM, " + std::to_string((nl * (nl + 1) / 2 + nl + 1 + n_) * 4 * sizeof(T)) +
+                 " B of cached scratch each";
       }
 #if TESSERA_HAS_CUDA_NATIVE
       if constexpr (std::is_same_v<E, Kokkos::Cuda>) {
