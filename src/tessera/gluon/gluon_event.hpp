@@ -29,6 +29,7 @@ struct EventConfig {
   // Filled by finalize(): tau_min and the constant factors of the weight.
   T tau_min = T(0);
   T ln_inv_tau_min = T(0);
+  T ln_mu2_fixed = T(0);  // ln mu_fixed^2
   T constant = T(0);  // pb * (n-1) N^(n-2)/(N^2-1) (4 pi)^(n-2) Phi_RAMBO(s = 1)
 };
 
@@ -46,6 +47,7 @@ void finalize(EventConfig<T>& c) {
   if (!(tmin < 1)) throw std::invalid_argument("gluon: (n-2) pT_min exceeds sqrt(s): no phase space");
   c.tau_min = T(tmin);
   c.ln_inv_tau_min = T(-std::log(tmin));
+  c.ln_mu2_fixed = c.scale == ScaleChoice::fixed ? T(2 * std::log(double(c.mu_fixed))) : T(0);
   const int np = c.n - 2;
   // Phi_RAMBO(s) = rambo_volume(np, 1) s^(np-2): the s-dependence is applied per event.
   double k = rambo_volume(np, 1.0) * gev2_to_pb * (c.n - 1);
@@ -104,22 +106,26 @@ KOKKOS_INLINE_FUNCTION EventResult<T> prepare_event(const EventConfig<T>& c, con
   EventRng rng(seed, event);
   const int n = c.n, np = n - 2;
   // Momentum fractions.
-  T x1, x2, jac;
+  // (their logarithms too, which the PDFs and the boost take)
+  T x1, x2, lx1, lx2, y, jac;
   if (!c.flat_x) {
     const T r1 = rng.template uniform<T>(), r2 = rng.template uniform<T>();
     const T ltau = -c.ln_inv_tau_min * r1;  // ln tau in (ln tau_min, 0)
     const T tau = math::exp(ltau);
-    const T yy = ltau * (T(0.5) - r2);  // uniform in (ln sqrt(tau), -ln sqrt(tau))
-    const T st = math::sqrt(tau);
-    x1 = st * math::exp(yy);
-    x2 = st * math::exp(-yy);
+    y = ltau * (T(0.5) - r2);  // uniform in (ln sqrt(tau), -ln sqrt(tau))
+    lx1 = T(0.5) * ltau + y;
+    lx2 = T(0.5) * ltau - y;
+    x1 = math::exp(lx1);
+    x2 = math::exp(lx2);
     jac = tau * c.ln_inv_tau_min * (-ltau);
   } else {
     x1 = rng.template uniform<T>();
     x2 = rng.template uniform<T>();
+    lx1 = math::log(x1);
+    lx2 = math::log(x2);
+    y = T(0.5) * (lx1 - lx2);
     jac = (x1 * x2 > c.tau_min) ? T(1) : T(0);
   }
-  const T y = T(0.5) * math::log(x1 / x2);
   const T s = x1 * x2 * c.sqrt_s * c.sqrt_s;
   const T rs = math::sqrt(s);
   // The matrix element is evaluated at sqrt(s_hat) = 1 (dimensionless, no
@@ -134,10 +140,9 @@ KOKKOS_INLINE_FUNCTION EventResult<T> prepare_event(const EventConfig<T>& c, con
   EventResult<T> r;
   r.weight = T(0);
   r.accepted = pass_cuts(c, np, k + 2, rs, y, r.ht, r.min_dr) && jac > T(0);
-  const T mu = c.scale == ScaleChoice::fixed ? c.mu_fixed : r.ht;
-  const T mu2 = mu * mu;
-  const T as = pdf.alphas(mu2);
-  const T f1 = pdf.xfx(x1, mu2) / x1, f2 = pdf.xfx(x2, mu2) / x2;
+  const T lmu2 = c.scale == ScaleChoice::fixed ? c.ln_mu2_fixed : T(2) * math::log(r.ht);
+  const T as = pdf.alphas_ln(lmu2);
+  const T f1 = pdf.xfx_ln(lx1, lmu2) / x1, f2 = pdf.xfx_ln(lx2, lmu2) / x2;
   T ap = T(1);
   for (int i = 0; i < n - 2; ++i) ap *= as;
   pre = c.constant * jac * f1 * f2 * ap / (T(2) * s);

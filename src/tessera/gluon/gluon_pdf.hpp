@@ -90,8 +90,9 @@ struct PdfGrid {
   }
 
   // x*g(x, Q^2): log-bicubic; x and Q^2 clamped to the grid.
-  KOKKOS_INLINE_FUNCTION T xfx(T x, T q2) const {
-    const T lx = math::log(x), lq = math::log(q2);
+  KOKKOS_INLINE_FUNCTION T xfx(T x, T q2) const { return xfx_ln(math::log(x), math::log(q2)); }
+  // The same from lx = ln x and lq = ln Q^2 (an event knows them without a log).
+  KOKKOS_INLINE_FUNCTION T xfx_ln(T lx, T lq) const {
     const int ix = detail::locate(lnx, nx, lx);
     const int iq = detail::locate(lnq2, nq, lq);
     const T hx = lnx(ix + 1) - lnx(ix);
@@ -108,8 +109,8 @@ struct PdfGrid {
   }
 
   // alpha_s(Q^2), cubic Hermite in ln Q^2, clamped to the knots.
-  KOKKOS_INLINE_FUNCTION T alphas(T q2) const {
-    const T lq = math::log(q2);
+  KOKKOS_INLINE_FUNCTION T alphas(T q2) const { return alphas_ln(math::log(q2)); }
+  KOKKOS_INLINE_FUNCTION T alphas_ln(T lq) const {
     const int i = detail::locate(as_lnq2, nas, lq);
     const T h = as_lnq2(i + 1) - as_lnq2(i);
     T t = (lq - as_lnq2(i)) * as_inv_h(i);

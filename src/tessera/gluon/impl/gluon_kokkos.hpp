@@ -228,12 +228,12 @@ SigmaResult integrate_team_kokkos(const ExecSpace& exec, const EventConfig<T>& c
 
 // Lanes per event on a GPU for n gluons in a precision of `bytes` bytes (0:
 // one event per thread), from the sweep of docs/perf/gluon.md (H100): the
-// thread kernel up to n = 10 (float) / 8 (double), 2 lanes up to n = 11 / 10,
-// 4 above.
+// thread kernel up to n = 11 (float) / 8 (double), 2 lanes for double n = 9,
+// 10, 4 lanes above.
 constexpr int lanes_per_event(int n, int bytes) {
   const bool f = bytes <= 4;
-  if (n <= (f ? 10 : 8)) return 0;
-  return n <= (f ? 11 : 10) ? 2 : 4;
+  if (n <= (f ? 11 : 8)) return 0;
+  return !f && n <= 10 ? 2 : 4;
 }
 
 // Whether tessera::gluon::integrate runs the lanes kernel on ExecSpace.
