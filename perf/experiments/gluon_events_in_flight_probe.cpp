@@ -4,34 +4,15 @@
 // the set). Built with -DTESSERA_BUILD_EXPERIMENTS=ON in a Kokkos Cuda build;
 // run: gluon_events_in_flight_probe [EVENTS=3e7 as an integer] [N...].
 // Data and findings: docs/perf/gluon.md ("Events in flight sized to the L1").
-#include "tessera/gluon/impl/gluon_kokkos.hpp"
+#include "gluon_probe_common.hpp"
 
-#include <Kokkos_Core.hpp>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 using namespace tessera::gluon;
-using Exec = Kokkos::Cuda;
-using Mem = Kokkos::CudaSpace;
-
-template <class F>
-double median_seconds(F&& f, int reps) {
-  std::vector<double> t;
-  f();
-  Kokkos::fence();
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    Kokkos::fence();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using gluon_probe::Exec;
+using gluon_probe::Mem;
+using gluon_probe::median_seconds;
 
 // The library's thread kernel body with W workers in blocks of 128.
 template <class T>

@@ -5,28 +5,15 @@
 // memory). Same events, same sigma. Built with -DTESSERA_BUILD_EXPERIMENTS=ON
 // in a Kokkos Cuda build; run: gluon_fixed_n_probe [EVENTS=3e7 as an integer].
 // Data and findings: docs/perf/gluon.md ("n at compile time").
-#include "tessera/gluon/impl/gluon_kokkos.hpp"
-#include <Kokkos_Core.hpp>
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <vector>
-using namespace tessera::gluon;
-using Exec = Kokkos::Cuda;
-using Mem = Kokkos::CudaSpace;
+#include "gluon_probe_common.hpp"
 
-template <class F>
-double timed(F&& f, int reps) {
-  std::vector<double> t;
-  f(); Kokkos::fence();
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f(); Kokkos::fence();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+#include <cstdio>
+#include <cstdlib>
+
+using namespace tessera::gluon;
+using gluon_probe::Exec;
+using gluon_probe::Mem;
+using gluon_probe::median_seconds;
 
 template <int NL> KOKKOS_INLINE_FUNCTION constexpr int fidx(int len, int a) { return (len - 1) * (NL + 1) - ((len - 1) * len) / 2 + a; }
 
@@ -101,11 +88,11 @@ template <int N, class T> void run(std::uint64_t Nev, const PdfGridHost& h) {
   Exec exec;
   const char* p = sizeof(T) == 4 ? "float" : "double";
   double s = 0, s2 = 0;
-  auto t = timed([&] { s = impl::integrate_thread_kokkos(exec, c, g, 7, 0, Nev).sum_w; }, 3);
+  auto t = median_seconds([&] { s = impl::integrate_thread_kokkos(exec, c, g, 7, 0, Nev).sum_w; }, 3);
   std::printf("n=%d %s library-thread %.3f ns  sigma %.6g\n", N, p, t / Nev * 1e9, s / Nev);
   const std::uint64_t sms = std::uint64_t(exec.concurrency()) / 2048;
   for (int per_sm : {256, 384, 512, 768, 1024}) {
-    t = timed([&] { s2 = fixed_kernel<N, T, 128>(exec, c, g, Nev, sms * per_sm); }, 3);
+    t = median_seconds([&] { s2 = fixed_kernel<N, T, 128>(exec, c, g, Nev, sms * per_sm); }, 3);
     std::printf("n=%d %s fixed-n %d/SM %.3f ns  sigma %.6g\n", N, p, per_sm, t / Nev * 1e9, s2 / Nev);
   }
 }

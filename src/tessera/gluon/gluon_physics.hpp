@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Complex.hpp>
 
+#include <cmath>
 #include <cstdint>
 
 // Philox's round functions must be callable from host+device Kokkos code.
@@ -48,20 +49,14 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T pi() { return T(3.14159265358979323846); }
 // sin and cos of the angle 2 pi u, u in [0, 1]: on CUDA devices sincospi
 // (exact argument reduction, no division by pi, one call for both).
-KOKKOS_INLINE_FUNCTION void sincos_2pi(float u, float& s, float& c) {
+template <class T>
+KOKKOS_INLINE_FUNCTION void sincos_2pi(T u, T& s, T& c) {
 #ifdef __CUDA_ARCH__
-  ::sincospif(2.0f * u, &s, &c);
+  if constexpr (sizeof(T) == sizeof(float)) ::sincospif(2.0f * u, &s, &c);
+  else ::sincospi(2.0 * u, &s, &c);
 #else
-  s = std::sin(2.0f * pi<float>() * u);
-  c = std::cos(2.0f * pi<float>() * u);
-#endif
-}
-KOKKOS_INLINE_FUNCTION void sincos_2pi(double u, double& s, double& c) {
-#ifdef __CUDA_ARCH__
-  ::sincospi(2.0 * u, &s, &c);
-#else
-  s = std::sin(2.0 * pi<double>() * u);
-  c = std::cos(2.0 * pi<double>() * u);
+  s = std::sin(T(2) * pi<T>() * u);
+  c = std::cos(T(2) * pi<T>() * u);
 #endif
 }
 }  // namespace math
@@ -157,22 +152,24 @@ KOKKOS_INLINE_FUNCTION void pol_basis(const Vec4<T>& k, Vec4<T>& e1, Vec4<T>& e2
   }
 }
 
-// Real linear polarisation cos(phi) e1 + sin(phi) e2.
+// Real linear polarisation c e1 + s e2 of k, c = cos(phi), s = sin(phi).
 template <class T>
-KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation(const Vec4<T>& k, T phi) {
+KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation_cs(const Vec4<T>& k, T c, T s) {
   Vec4<T> e1, e2;
   pol_basis(k, e1, e2);
-  const T c = math::cos(phi), s = math::sin(phi);
   return {{T(0), c * e1[1] + s * e2[1], c * e1[2] + s * e2[2], c * e1[3] + s * e2[3]}};
+}
+// The same at the angle phi.
+template <class T>
+KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation(const Vec4<T>& k, T phi) {
+  return linear_polarisation_cs(k, math::cos(phi), math::sin(phi));
 }
 // The same at phi = 2 pi u (what an event draws: u uniform).
 template <class T>
 KOKKOS_INLINE_FUNCTION Vec4<T> linear_polarisation_turns(const Vec4<T>& k, T u) {
-  Vec4<T> e1, e2;
-  pol_basis(k, e1, e2);
   T s, c;
   math::sincos_2pi(u, s, c);
-  return {{T(0), c * e1[1] + s * e2[1], c * e1[2] + s * e2[2], c * e1[3] + s * e2[3]}};
+  return linear_polarisation_cs(k, c, s);
 }
 
 // Helicity vector (e1 + i h e2)/sqrt(2), h = +-1, with respect to the direction

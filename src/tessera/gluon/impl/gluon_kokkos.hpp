@@ -86,12 +86,19 @@ SigmaResult reduce_partials(const ExecSpace& exec, const PartialView& part, std:
   return r;
 }
 
+// Bytes of scratch an event of the one-event-per-thread kernel touches:
+// currents, prefix sums and momenta (the polarisations share the currents'
+// slots, generate_event), four-vectors of `bytes`-byte numbers.
+constexpr int thread_scratch_bytes(int n, int bytes) {
+  const int nl = n - 1;
+  return (nl * (nl + 1) / 2 + nl + 1 + n) * 4 * bytes;
+}
+
 // Events in flight per 2048 resident GPU threads (an H100 SM) for the
-// one-event-per-thread kernel. An event's scratch (currents, prefix sums,
-// momenta; the polarisations share the currents' slots: (nl(nl+1)/2 + nl + 1
-// + n) four-vectors, n = 8 double 1.4 KB) is thread stack, cached in the SM's
-// L1 (256 KB with the shared memory): too many events in flight thrash it,
-// too few hide less latency. From the H100 sweep in docs/perf/gluon.md (the
+// one-event-per-thread kernel. An event's scratch (thread_scratch_bytes,
+// n = 8 double 1.4 KB) is thread stack, cached in the SM's L1 (256 KB with
+// the shared memory): too many events in flight thrash it, too few hide less
+// latency. From the H100 sweep in docs/perf/gluon.md (the
 // best count per n and precision; ~300-450 KB of scratch an SM); at most 512,
 // four 128-thread blocks, resident up to 128 registers a thread, so that no
 // worker waits for a second wave (a grid-stride worker that starts late

@@ -475,9 +475,8 @@ class GluonWorkload final : public driver::Workload {
                  std::to_string(sh.group_bytes) + " B of team scratch each";
       } else if (is_device_space_v<E> && (kind == Kind::library || kind == Kind::thread)) {
         // The thread kernel's: events in flight capped to what the L1 holds.
-        const int nl = n_ - 1;
         r.note = "1 thread per event; " + std::to_string(impl::thread_events_per_sm(n_, int(sizeof(T)))) +
-                 " events in flight per SM, " + std::to_string((nl * (nl + 1) / 2 + nl + 1 + n_) * 4 * sizeof(T)) +
+                 " events in flight per SM, " + std::to_string(impl::thread_scratch_bytes(n_, int(sizeof(T)))) +
                  " B of cached scratch each";
       }
 #if TESSERA_HAS_CUDA_NATIVE
