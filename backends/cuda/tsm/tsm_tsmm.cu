@@ -106,15 +106,20 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
 // cf[((u NT + nt) 32 + l) 2 + j] = alpha C[8u + 2t + j][8nt + l/4], so every
 // fragment load is one conflict-free 16-byte load. A sum over a permuted index
 // is the same sum. MaxU x MaxNT bounds ceil(M/8) x ceil(N/8) (registers); the
-// next 16 rows' loads are in flight during the DMMAs (leap-frog).
-template <int MaxU, int MaxNT>
+// next 16 rows' loads are in flight during the DMMAs (leap-frog). Exact:
+// M = 8 MaxU and N = 8 MaxNT, so the unit and tile counts, the fragment
+// offsets and the guards are compile-time (the square shapes 40..64: 1-4%
+// faster than run-time counts; at 32 the run-time kernel's 126 registers keep
+// two blocks an SM, the exact one's 188 one, and both run alike).
+template <int MaxU, int MaxNT, bool Exact = false>
 __global__ void __launch_bounds__(256)
     tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
                       Index ldcr, Index ldcc, double alpha, double beta, double* B, Index ldb, bool vec_a,
                       bool vec_b) {
   extern __shared__ double smem_raw[];
   double* cf = smem_raw;
-  const int U = (M + 7) / 8, NT = (N + 7) / 8;
+  if constexpr (Exact) M = 8 * MaxU, N = 8 * MaxNT;
+  const int U = Exact ? MaxU : (M + 7) / 8, NT = Exact ? MaxNT : (N + 7) / 8;
   for (int e = threadIdx.x; e < U * NT * 64; e += blockDim.x) {
     const int j = e & 1, l = (e >> 1) & 31, nt = (e >> 6) % NT, u = (e >> 6) / NT;
     const int m = 8 * u + 2 * (l & 3) + j, n = 8 * nt + (l >> 2);
@@ -215,14 +220,14 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <int MaxU, int MaxNT>
+template <int MaxU, int MaxNT, bool Exact = false>
 void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
                           const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
   const std::size_t smem = std::size_t((M + 7) / 8) * ((N + 7) / 8) * 64 * sizeof(double);
   const int threads = 256;
   const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
   const bool vec_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
-  auto kernel = tsmm_mma16_kernel<MaxU, MaxNT>;
+  auto kernel = tsmm_mma16_kernel<MaxU, MaxNT, Exact>;
   allow_smem(kernel, smem);
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
@@ -244,9 +249,154 @@ void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, double alph
 }
 inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
                               const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  if (M == N && M % 8 == 0)
+    switch (M / 8) {
+      case 5: return launch_tsmm_mma16_as<5, 5, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+      case 6: return launch_tsmm_mma16_as<6, 6, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+      case 7: return launch_tsmm_mma16_as<7, 7, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+      case 8: return launch_tsmm_mma16_as<8, 8, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+      default: break;
+    }
   if (M <= 16) return launch_tsmm_mma16_n<2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   if (M <= 32) return launch_tsmm_mma16_n<4>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   launch_tsmm_mma16_n<8>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+}
+
+// TSMM, double, the smallest shapes (tsmm_small_shape: M, N at compile
+// time, rows contiguous, 16-byte aligned). A warp takes 32 pairs of rows at a
+// time: their M x 32 16-byte words of A are read coalesced (the next chunk's
+// in flight during this one's FMAs, leap-frog), transposed through the warp's
+// shared memory so that each lane holds its pair's rows, and the lane's N
+// words of B go back the same way, to coalesced 16-byte stores (lane-strided
+// 16-byte loads and stores straight from registers measured 15% (2 x 2) to
+// 3.3x (3 x 17) slower on the H100). alpha C in registers. Rows past the last whole chunk are
+// done one per lane by the first warp.
+template <int M, int N>
+struct SmallTsmm {
+  static constexpr int SA = M % 2 ? M : M + 1;  // odd strides in 16-byte words: no bank conflicts
+  static constexpr int SB = N % 2 ? N : N + 1;
+  static constexpr int words = 32 * (SA > SB ? SA : SB);  // 16-byte words of shared memory per warp
+};
+
+template <int M, int N>
+__global__ void __launch_bounds__(256)
+    tsmm_small_kernel(Index K, const double* __restrict__ A, const double* __restrict__ C, Index ldcr, Index ldcc,
+                      double alpha, double beta, double* B) {
+  using S = SmallTsmm<M, N>;
+  extern __shared__ double2 stage_raw[];
+  const int lane = threadIdx.x % 32;
+  double2* ws = stage_raw + (threadIdx.x / 32) * S::words;
+  double c[M][N];
+#pragma unroll
+  for (int m = 0; m < M; ++m)
+#pragma unroll
+    for (int n = 0; n < N; ++n) c[m][n] = alpha * __ldg(C + m * ldcr + n * ldcc);
+  auto row_out = [&](const double* x, double* y) {
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      double v = 0;
+#pragma unroll
+      for (int m = 0; m < M; ++m) v += x[m] * c[m][n];
+      y[n] = v;
+    }
+  };
+  const Index chunks = K / 64, warps = Index(gridDim.x) * (blockDim.x / 32);
+  const Index w0 = Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  if (w0 == 0)  // the rows past the whole chunks, one per lane
+    for (Index r = chunks * 64 + lane; r < K; r += 32) {
+      double y[N];
+      row_out(A + r * M, y);
+#pragma unroll
+      for (int n = 0; n < N; ++n) B[r * N + n] = beta == 0.0 ? y[n] : y[n] + beta * B[r * N + n];
+    }
+  const double2* A2 = reinterpret_cast<const double2*>(A);
+  double2* B2 = reinterpret_cast<double2*>(B);
+  Index ch = w0;
+  if (ch >= chunks) return;
+  double2 x[M], xn[M];
+#pragma unroll
+  for (int i = 0; i < M; ++i) x[i] = __ldg(A2 + ch * 32 * M + i * 32 + lane);
+  while (true) {
+    const Index next = ch + warps;
+    const bool more = next < chunks;
+    if (more)
+#pragma unroll
+      for (int i = 0; i < M; ++i) xn[i] = __ldg(A2 + next * 32 * M + i * 32 + lane);
+    // Word f = 32 i + lane of the chunk is word f % M of pair f / M (with
+    // M = 1 the lane's own: no staging).
+    double a[2 * M], y[2 * N];
+    if constexpr (M == 1) {
+      a[0] = x[0].x, a[1] = x[0].y;
+    } else {
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const int f = i * 32 + lane;
+        ws[(f / M) * S::SA + f % M] = x[i];
+      }
+      __syncwarp();
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const double2 v = ws[lane * S::SA + i];
+        a[2 * i] = v.x, a[2 * i + 1] = v.y;
+      }
+      __syncwarp();
+    }
+    row_out(a, y);
+    row_out(a + M, y + N);
+    if constexpr (N > 1) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) ws[lane * S::SB + j] = make_double2(y[2 * j], y[2 * j + 1]);
+      __syncwarp();
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const int f = j * 32 + lane;
+      double2 v = N > 1 ? ws[(f / N) * S::SB + f % N] : make_double2(y[0], y[1]);
+      double2* dst = B2 + ch * 32 * N + f;
+      if (beta != 0.0) {
+        const double2 o = *dst;
+        v.x += beta * o.x;
+        v.y += beta * o.y;
+      }
+      *dst = v;
+    }
+    if constexpr (N > 1) __syncwarp();
+    if (!more) break;
+#pragma unroll
+    for (int i = 0; i < M; ++i) x[i] = xn[i];
+    ch = next;
+  }
+}
+
+template <int M, int N>
+void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* C, Index ldcr,
+                          Index ldcc, double beta, double* B) {
+  const int threads = 256;
+  const std::size_t smem = std::size_t(threads / 32) * SmallTsmm<M, N>::words * sizeof(double2);
+  auto kernel = tsmm_small_kernel<M, N>;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  // At least two chunks a warp, so that the leap-frog has a next chunk.
+  const Index want = (K / 64 + 2 * (threads / 32) - 1) / (2 * (threads / 32));
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(K, A, C, ldcr, ldcc, alpha, beta, B);
+  check(cudaGetLastError(), "tsmm (small shape) launch");
+}
+
+// Runs the compile-time kernel when the shape has one and the rows are
+// contiguous and 16-byte aligned; false otherwise.
+inline bool launch_tsmm_small(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+                              const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
+  if (!tsm::tsmm_small_shape(M, N) || lda != M || ldb != N || reinterpret_cast<std::uintptr_t>(A) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+    return false;
+  if (M == 1) launch_tsmm_small_as<1, 1>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else if (M == 2) launch_tsmm_small_as<2, 2>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else if (M == 4) launch_tsmm_small_as<4, 4>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else if (N == 3) launch_tsmm_small_as<3, 3>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else launch_tsmm_small_as<3, 17>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  return true;
 }
 
 }  // namespace tsm_detail
@@ -262,9 +412,11 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     return;
   }
   const auto c = config_for(false, !std::is_same_v<T, double>, M, N);
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, double>) {
     if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
-    else if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+    if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
+    if (c.outputs == 1 && launch_tsmm_small(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb)) return;
+  }
   switch (c.outputs) {
     case 1: launch_tsmm<T, 1, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
     case 2: launch_tsmm<T, 2, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
@@ -291,7 +443,12 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
            (c.stages ? "rows staged by a " + std::to_string(c.stages) + "-stage cp.async pipeline" : "leap-frog") +
            ", shared-memory block sum";
   if (c.mma == 2)
-    return "tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in fragment order";
+    return std::string("tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in "
+                       "fragment order") +
+           (M == N && M % 8 == 0 && M >= 40 ? ", shape at compile time" : "");
+  if (!tsmttsm && !complex && c.outputs == 1 && tsm::tsmm_small_shape(M, N))
+    return "tsmm " + std::to_string(M) + "x" + std::to_string(N) +
+           " at compile time, a pair of contiguous rows per thread (16-byte loads and stores), alpha C in registers";
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +

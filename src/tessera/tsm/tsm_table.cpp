@@ -33,8 +33,9 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // m16n8k4 pairs of tensor-core tiles), by the wider operand: register tiles
   // only at 1..2; from 3 the tensor-core kernels, fragments straight from
   // global memory while few warps hold C, the cp.async stages once the
-  // accumulators leave few registers for loads. TSMM: the register kernel at
-  // 1, 2 and 4, else the m16n8k4 kernel.
+  // accumulators leave few registers for loads. TSMM: the register kernel
+  // (in double its compile-time form, tsmm_small_shape) at M = N <= 4 and
+  // 3 x 17, else the m16n8k4 kernel.
   NativeConfig c;
   const int d = std::max(M, N);
   if (tsmttsm && d <= 2) {
@@ -45,7 +46,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     c.stages = d > 12 ? 3 : 0;
-  } else if (!complex && d != 1 && d != 2 && d != 4) {
+  } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
   } else {
     c.outputs = complex && N > 8 ? 4 : 1;

@@ -48,6 +48,11 @@ struct Table {
   std::vector<TableEntry> entries;
 };
 
+// TSMM shapes with a compile-time kernel in double behind "outputs 1" (rows
+// contiguous and 16-byte aligned; other layouts run the register kernel):
+// M = N up to 4 and the 3 x 17 of the paper's M != N set.
+inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 4) || (M == 3 && N == 17); }
+
 // The shipped choice for a shape (M, N in 1..64).
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);
 // Whether this build has the kernel `c` names, and it fits the shape (a

@@ -187,7 +187,8 @@ TYPED_TEST(Tsm, Layouts) {
 
 TYPED_TEST(Tsm, BetaZeroNeverReadsTheOutput) {
   const auto seed = tessera::test::fresh_seed();
-  for (auto [M, N, K] : {std::tuple{1, 1, 0}, std::tuple{4, 4, 1}, std::tuple{33, 17, 1031}, std::tuple{64, 64, 257}}) {
+  for (auto [M, N, K] : {std::tuple{1, 1, 0}, std::tuple{4, 4, 1}, std::tuple{3, 17, 1031}, std::tuple{33, 17, 1031},
+                             std::tuple{64, 64, 257}}) {
     Case c{M, N, K};
     c.zero_beta = true;
     check_both<double, TypeParam>(c, seed + M);
@@ -219,8 +220,8 @@ TYPED_TEST(Tsm, EveryNativeConfiguration) {
     for (bool tt : {true, false})
       for (bool z : {false, true})
         for (const auto& c : compiled_configs(tt, z))
-          for (auto [M, N] : {std::pair{3, 5}, std::pair{17, 17}, std::pair{33, 64}, std::pair{64, 64},
-                              std::pair{64, 9}}) {
+          for (auto [M, N] : {std::pair{3, 5}, std::pair{3, 17}, std::pair{17, 17}, std::pair{33, 64},
+                              std::pair{64, 64}, std::pair{64, 9}}) {
             TableEntry e;
             e.tsmttsm = tt;
             e.complex = z;
