@@ -2,7 +2,8 @@
 // flight per SM, the event set-up alone (prepare_event) and the 2-lane
 // kernel, float and double, the toy gluon set (the timing hardly depends on
 // the set). Built with -DTESSERA_BUILD_EXPERIMENTS=ON in a Kokkos Cuda build;
-// run: gluon_events_in_flight_probe [EVENTS=3e7 as an integer] [N...].
+// run: gluon_events_in_flight_probe [EVENTS=3e7 as an integer] [N...]
+// (GLUON_PROBE_FINE=1: the library's kernel and counts per SM 160..320 only).
 // Data and findings: docs/perf/gluon.md ("Events in flight sized to the L1").
 #include "gluon_probe_common.hpp"
 
@@ -14,12 +15,13 @@ using gluon_probe::Exec;
 using gluon_probe::Mem;
 using gluon_probe::median_seconds;
 
-// The library's thread kernel body with W workers in blocks of 128.
-template <class T>
+// The library's thread kernel body with W workers in blocks of B (128 as in
+// the library; 32 for counts per SM between multiples of 128).
+template <class T, int B = 128>
 double capped(const Exec& exec, const EventConfig<T>& cfg, const PdfGrid<T, Mem>& pdf, std::uint64_t count,
               std::uint64_t W) {
   Kokkos::View<double*, Mem> part("part", W);
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::LaunchBounds<128, 1>, Kokkos::IndexType<std::int64_t>>;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::LaunchBounds<B, 1>, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for("capped", Policy(exec, 0, std::int64_t(W)), KOKKOS_LAMBDA(std::int64_t i) {
     BergsScratch<T, T> scratch;
     Neumaier sw;
@@ -44,6 +46,11 @@ void run(int n, std::uint64_t N, const PdfGridHost& h) {
   auto report = [&](const char* what, int x, double s) { std::printf("n=%d %s %s%d %.3f ns\n", n, p, what, x, s / N * 1e9); };
   report("library-thread", impl::thread_events_per_sm(n, int(sizeof(T))),
          median_seconds([&] { impl::integrate_thread_kokkos(exec, c, g, 7, 0, N); }, 3));
+  if (std::getenv("GLUON_PROBE_FINE")) {  // events per SM in steps of 32 around the library's count
+    for (int per_sm : {160, 192, 224, 256, 288, 320})
+      report("events-per-sm-b32-", per_sm, median_seconds([&] { capped<T, 32>(exec, c, g, N, sms * per_sm); }, 3));
+    return;
+  }
   report("lanes", 2, median_seconds([&] { impl::integrate_lanes_kokkos(exec, c, g, 7, 0, N, 2); }, 3));
   for (int per_sm : {128, 256, 384, 512, 640, 768, 1024})
     report("events-per-sm", per_sm, median_seconds([&] { capped(exec, c, g, N, sms * per_sm); }, 3));

@@ -68,19 +68,24 @@ struct EventResult {
 };
 
 // Lab-frame cuts on the np parton-frame momenta p (in units of `scale` GeV)
-// boosted by rapidity y: pT is boost-invariant, eta shifts by y.
+// boosted by rapidity y: pT is boost-invariant, eta shifts by y. The momenta
+// are massless, so eta = asinh(pz/pT) = sign(pz) ln((|pz| + E)/pT) without a
+// square root; min Delta R is the root of the smallest Delta R^2 (the same
+// number: a correctly rounded root is monotone), one root instead of one a pair.
 template <class T>
 KOKKOS_INLINE_FUNCTION bool pass_cuts(const EventConfig<T>& c, int np, const Vec4<T>* p, T scale, T y, T& ht,
                                        T& min_dr) {
   bool ok = true;
   ht = T(0);
-  min_dr = T(1e30);
+  T min_dr2 = T(1e30);
   T eta[max_gluons], phi[max_gluons];
   for (int i = 0; i < np; ++i) {
     const T pt = math::sqrt(p[i][1] * p[i][1] + p[i][2] * p[i][2]);
     ht += pt * scale;
     if (!(pt * scale > c.pt_min)) ok = false;
-    eta[i] = math::asinh(p[i][3] / (pt > T(0) ? pt : T(1e-30))) + y;
+    const T pz = p[i][3], az = math::fabs(pz);
+    const T e = math::log((az + p[i][0]) / (pt > T(0) ? pt : T(1e-30)));
+    eta[i] = (pz < T(0) ? -e : e) + y;
     phi[i] = math::atan2(p[i][2], p[i][1]);
     if (!(math::fabs(eta[i]) < c.eta_max)) ok = false;
   }
@@ -89,9 +94,10 @@ KOKKOS_INLINE_FUNCTION bool pass_cuts(const EventConfig<T>& c, int np, const Vec
       const T de = eta[i] - eta[j];
       T dp = math::fabs(phi[i] - phi[j]);
       if (dp > math::pi<T>()) dp = T(2) * math::pi<T>() - dp;
-      const T dr = math::sqrt(de * de + dp * dp);
-      if (dr < min_dr) min_dr = dr;
+      const T dr2 = de * de + dp * dp;
+      if (dr2 < min_dr2) min_dr2 = dr2;
     }
+  min_dr = math::sqrt(min_dr2);
   if (!(min_dr > c.dr_min)) ok = false;
   return ok;
 }
@@ -111,13 +117,12 @@ KOKKOS_INLINE_FUNCTION EventResult<T> prepare_event(const EventConfig<T>& c, con
   if (!c.flat_x) {
     const T r1 = rng.template uniform<T>(), r2 = rng.template uniform<T>();
     const T ltau = -c.ln_inv_tau_min * r1;  // ln tau in (ln tau_min, 0)
-    const T tau = math::exp(ltau);
-    y = ltau * (T(0.5) - r2);  // uniform in (ln sqrt(tau), -ln sqrt(tau))
+    y = ltau * (T(0.5) - r2);               // uniform in (ln sqrt(tau), -ln sqrt(tau))
     lx1 = T(0.5) * ltau + y;
     lx2 = T(0.5) * ltau - y;
     x1 = math::exp(lx1);
     x2 = math::exp(lx2);
-    jac = tau * c.ln_inv_tau_min * (-ltau);
+    jac = x1 * x2 * c.ln_inv_tau_min * (-ltau);  // tau ln(1/tau_min) |ln tau|
   } else {
     x1 = rng.template uniform<T>();
     x2 = rng.template uniform<T>();

@@ -40,13 +40,18 @@ KOKKOS_INLINE_FUNCTION T fabs(T x) { return x < T(0) ? -x : x; }
 template <class T>
 KOKKOS_INLINE_FUNCTION T atan2(T y, T x) { return Kokkos::Experimental::atan2(y, x); }
 template <class T>
-KOKKOS_INLINE_FUNCTION T asinh(T x) {  // no asinh in Kokkos 3.4
-  const T a = fabs(x);
-  const T r = log(a + sqrt(a * a + T(1)));
-  return x < T(0) ? -r : r;
-}
-template <class T>
 KOKKOS_INLINE_FUNCTION T pi() { return T(3.14159265358979323846); }
+// 1 / sqrt(x): on CUDA devices the reciprocal square root (within an ulp or
+// two; in double a few FMAs instead of a square root and a division).
+template <class T>
+KOKKOS_INLINE_FUNCTION T rsqrt(T x) {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == sizeof(float)) return ::rsqrtf(x);
+  else return ::rsqrt(x);
+#else
+  return T(1) / std::sqrt(x);
+#endif
+}
 // sin and cos of the angle 2 pi u, u in [0, 1]: on CUDA devices sincospi
 // (exact argument reduction, no division by pi, one call for both).
 template <class T>
@@ -139,11 +144,11 @@ KOKKOS_INLINE_FUNCTION double EventRng::uniform<double>() {
 template <class T>
 KOKKOS_INLINE_FUNCTION void pol_basis(const Vec4<T>& k, Vec4<T>& e1, Vec4<T>& e2) {
   const T kx = k[1], ky = k[2], kz = k[3];
-  const T inv_k = T(1) / math::sqrt(kx * kx + ky * ky + kz * kz);
+  const T inv_k = math::rsqrt(kx * kx + ky * ky + kz * kz);
   const T nx = kx * inv_k, ny = ky * inv_k, nz = kz * inv_k;
-  const T pt = math::sqrt(nx * nx + ny * ny);
-  if (pt > T(1e-6)) {
-    const T inv_pt = T(1) / pt;
+  const T pt2 = nx * nx + ny * ny;
+  if (pt2 > T(1e-12)) {
+    const T inv_pt = math::rsqrt(pt2), pt = pt2 * inv_pt;
     e1 = {{T(0), nz * nx * inv_pt, nz * ny * inv_pt, -pt}};
     e2 = {{T(0), -ny * inv_pt, nx * inv_pt, T(0)}};
   } else {  // along the beam: theta-hat, phi-hat at phi = 0
@@ -322,7 +327,7 @@ KOKKOS_INLINE_FUNCTION void rambo(int np, T sqrt_s, Rng& rng, Vec4<T>* p) {
     p[i] = {{e, e * st * cf, e * st * sf, e * c}};
     Q = add(Q, p[i]);
   }
-  const T inv_m = T(1) / math::sqrt(dot(Q, Q));
+  const T inv_m = math::rsqrt(dot(Q, Q));
   const T bx = -Q[1] * inv_m, by = -Q[2] * inv_m, bz = -Q[3] * inv_m;
   const T x = sqrt_s * inv_m, g = Q[0] * inv_m, a = T(1) / (T(1) + g);
   for (int i = 0; i < np; ++i) {
