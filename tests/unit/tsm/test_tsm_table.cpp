@@ -68,6 +68,21 @@ TEST(TsmTable, TensorCoreTsmmEntries) {
   }
 }
 
+// The shipped TSMM choices in double: the compile-time kernel (behind
+// "outputs 1") exactly for the shapes it was built for, the tensor cores
+// elsewhere; complex never the tensor cores.
+TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
+  for (int m = 1; m <= 64; ++m)
+    for (int n = 1; n <= 64; ++n) {
+      const NativeConfig d = default_config(false, false, m, n);
+      const bool small = (m == n && m <= 4) || (m == 3 && n == 17);
+      EXPECT_EQ(tsmm_small_shape(m, n), small) << m << "x" << n;
+      EXPECT_EQ(d.outputs == 1 && d.mma == 0, small) << m << "x" << n;
+      EXPECT_EQ(d.mma == 2, !small) << m << "x" << n;
+      EXPECT_EQ(default_config(false, true, m, n).mma, 0) << m << "x" << n;
+    }
+}
+
 TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
   expect_refused("{not json", "not valid JSON");
   expect_refused(R"({"format": "other", "version": 1})", "not a tessera-tsm-table");
