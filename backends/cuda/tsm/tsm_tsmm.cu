@@ -247,9 +247,12 @@ void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, double alph
   if (N <= 32) return launch_tsmm_mma16_as<MaxU, 4>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   launch_tsmm_mma16_as<MaxU, 8>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
 }
+// The shapes with an exact m16n8k4 body (M = N = 40, 48, 56, 64).
+constexpr bool tsmm_mma16_exact(int M, int N) { return M == N && M % 8 == 0 && M >= 40 && M <= 64; }
+
 inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
                               const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
-  if (M == N && M % 8 == 0)
+  if (tsmm_mma16_exact(M, N))
     switch (M / 8) {
       case 5: return launch_tsmm_mma16_as<5, 5, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
       case 6: return launch_tsmm_mma16_as<6, 6, true>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
@@ -445,10 +448,11 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
   if (c.mma == 2)
     return std::string("tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in "
                        "fragment order") +
-           (M == N && M % 8 == 0 && M >= 40 ? ", shape at compile time" : "");
+           (tsm_detail::tsmm_mma16_exact(M, N) ? ", shape at compile time" : "");
   if (!tsmttsm && !complex && c.outputs == 1 && tsm::tsmm_small_shape(M, N))
     return "tsmm " + std::to_string(M) + "x" + std::to_string(N) +
-           " at compile time, a pair of contiguous rows per thread (16-byte loads and stores), alpha C in registers";
+           " at compile time (contiguous rows), 32 row pairs a warp transposed through shared memory (coalesced "
+           "16-byte loads and stores), alpha C in registers";
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +

@@ -134,21 +134,20 @@ PdfGrid<T, MemorySpace> make_pdf_grid(const PdfGridHost& h) {
     Kokkos::deep_copy(v, m);
     return v;
   };
-  auto ln = [](double v) { return std::log(v); };
-  auto ln2 = [](double v) { return 2 * std::log(v); };
   auto id = [](double v) { return v; };
-  g.lnx = fill("gluon::lnx", h.x, ln);
-  g.lnq2 = fill("gluon::lnq2", h.q, ln2);
-  g.xg = fill("gluon::xg", h.xg, id);
-  g.as_lnq2 = fill("gluon::as_lnq2", h.as_q, ln2);
-  g.as_val = fill("gluon::as_val", h.as_val, id);
-  // Slopes and widths in double (LHAPDF's finite differences: central
-  // inside, one-sided at the edges).
+  // The knots in ln x and ln Q^2, in double for the slopes and widths below.
   const std::size_t nx = h.x.size(), nq = h.q.size(), na = h.as_q.size();
   std::vector<double> lx(nx), lq(nq), la(na);
   for (std::size_t i = 0; i < nx; ++i) lx[i] = std::log(h.x[i]);
   for (std::size_t i = 0; i < nq; ++i) lq[i] = 2 * std::log(h.q[i]);
   for (std::size_t i = 0; i < na; ++i) la[i] = 2 * std::log(h.as_q[i]);
+  g.lnx = fill("gluon::lnx", lx, id);
+  g.lnq2 = fill("gluon::lnq2", lq, id);
+  g.xg = fill("gluon::xg", h.xg, id);
+  g.as_lnq2 = fill("gluon::as_lnq2", la, id);
+  g.as_val = fill("gluon::as_val", h.as_val, id);
+  // Slopes and widths in double (LHAPDF's finite differences: central
+  // inside, one-sided at the edges).
   auto slopes = [](const std::vector<double>& k, auto&& f) {
     const std::size_t m = k.size();
     std::vector<double> d(m);
