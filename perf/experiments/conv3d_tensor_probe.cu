@@ -26,6 +26,8 @@
 // perf/experiments/conv3d_tensor_probe.cu -o probe (cuda flavour with
 // -DTESSERA_BUILD_EXPERIMENTS=ON: build/cuda/perf/experiments/conv3d_tensor_probe).
 #include "probe_common.cuh"
+// The library's kernel, measured beside the probe's forms in the same run.
+#include "../../backends/cuda/video/conv3d_tensor.cu"
 
 #include <cuda_fp16.h>
 
@@ -46,7 +48,7 @@ constexpr int NT = 32 * WARPS;
 constexpr int PER = (SR * SX + NT - 1) / NT;  // staged samples a thread
 
 __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -162,6 +164,145 @@ __global__ void __launch_bounds__(NT) conv3d_tensor(const float* __restrict__ v,
     }
 }
 
+// Second form: the staged frame arrives by 16-byte cp.async into an fp32
+// buffer while the tensor cores work on the previous one (no prefetch
+// registers: 3 blocks an SM instead of 2), converted to the two fp16 copies
+// at the frame's end; 9 column chunks (144 outputs) split 720 into whole
+// blocks; each frame's products summed in fresh accumulators and added to
+// the totals in FP32 (shorter tensor-core accumulation chains).
+namespace v2 {
+constexpr int XC = 9, BX = 16 * XC, SX = BX + 16, SF = SX + 4;  // SF: fp32 row, origin x0 - 8
+constexpr int CH = SF / 4;                                         // 16-byte chunks a row
+constexpr int CS = (SR * SX / 64 * 64) + 32 + 64 * (SR * SX % 64 != 0);  // halves from copy 0 to copy 1, = 32 mod 64
+static_assert(SF % 4 == 0 && BX % 4 == 0 && W % 4 == 0, "16-byte staging");
+
+__device__ __forceinline__ void cp16(void* dst, const void* src, bool ok) {
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0));
+}
+
+__device__ __forceinline__ unsigned lds(const unsigned* p) {  // not merged with an equal load
+  unsigned x;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(x) : "r"(unsigned(__cvta_generic_to_shared(p))));
+  return x;
+}
+
+template <int MINB, bool BRANCHLESS = false, bool QUADS = false>
+__global__ void __launch_bounds__(NT, MINB) conv3d_tensor(const float* __restrict__ v, const __half* __restrict__ taps,
+                                                          float inv_s, float* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto th = reinterpret_cast<__half(*)[K][K][16]>(smem);                              // [2][K][K][16]
+  // The two copies [SR][SX] apart by CS halves: same-word offsets of the copies fall in banks 16 apart.
+  __half* const st0 = reinterpret_cast<__half*>(smem + 2 * K * K * 16 * 2);
+  auto st = [&](int c, int r, int i) -> __half& { return st0[c * CS + r * SX + i]; };
+  auto sf = reinterpret_cast<float(*)[SF]>(smem + 2 * K * K * 16 * 2 + 2 * CS * 2);  // [SR][SF]
+  const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5, g = lane >> 2, t = lane & 3;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
+  for (int i = tid; i < 2 * K * K * 16; i += NT) (&th[0][0][0][0])[i] = taps[i];
+  auto issue = [&](int f) {
+    for (int e = tid; e < SR * CH; e += NT) {
+      const int r = e / CH, c = e % CH, y = y0 - HALO + r, x = x0 - 8 + 4 * c;
+      const bool ok = y >= 0 && y < H && x >= 0 && x < W;
+      cp16(&sf[r][4 * c], ok ? v + (std::size_t(f) * H + y) * W + x : v, ok);
+    }
+    asm volatile("cp.async.commit_group;\n");
+  };
+  // copy 0 [i] = V[x0 - 7 + i] = sf[i + 1]; copy 1 [i] = sf[i + 2]; two pairs of each a task.
+  auto convert = [&] {
+    for (int e = tid; e < SR * (SX / 4); e += NT) {
+      const int r = e / (SX / 4), q = e % (SX / 4);
+      const float4 a = *reinterpret_cast<const float4*>(&sf[r][4 * q]);
+      const float2 b = *reinterpret_cast<const float2*>(&sf[r][4 * q + 4]);
+      const __half2 c0 = __floats2half2_rn(a.y, a.z), c1 = __floats2half2_rn(a.w, b.x);
+      const __half2 d0 = __floats2half2_rn(a.z, a.w), d1 = __floats2half2_rn(b.x, b.y);
+      *reinterpret_cast<uint2*>(&st(0, r, 4 * q)) = make_uint2(*reinterpret_cast<const unsigned*>(&c0),
+                                                              *reinterpret_cast<const unsigned*>(&c1));
+      *reinterpret_cast<uint2*>(&st(1, r, 4 * q)) = make_uint2(*reinterpret_cast<const unsigned*>(&d0),
+                                                              *reinterpret_cast<const unsigned*>(&d1));
+    }
+  };
+  float acc[XC][4];
+#pragma unroll
+  for (int c = 0; c < XC; ++c) acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = 0.f;
+  const int tt = g >> 1, yr = g & 1, par = g & 1;
+  issue(0);
+  asm volatile("cp.async.wait_all;\n");
+  __syncthreads();
+  convert();
+  __syncthreads();
+  if (NF > 1) issue(1);
+  for (int f = 0; f < NF; ++f) {
+    const int l = f - tt;
+    float part[XC][4];
+#pragma unroll
+    for (int c = 0; c < XC; ++c) part[c][0] = part[c][1] = part[c][2] = part[c][3] = 0.f;
+    for (int r = w * YW; r < w * YW + YW + K - 1; ++r) {
+      const int n = r - w * YW - yr;
+      const bool ok = l >= 0 && l < K && n >= 0 && n < K;
+      unsigned bh0 = 0, bh1 = 0, bl0 = 0, bl1 = 0;
+      if (BRANCHLESS) {  // loads from a clamped index, zeros selected
+        const int li = ok ? l : 0, ni = ok ? n : 0;
+        bh0 = *reinterpret_cast<const unsigned*>(&th[0][li][ni][2 * t]);
+        bh1 = *reinterpret_cast<const unsigned*>(&th[0][li][ni][2 * t + 8]);
+        bl0 = *reinterpret_cast<const unsigned*>(&th[1][li][ni][2 * t]);
+        bl1 = *reinterpret_cast<const unsigned*>(&th[1][li][ni][2 * t + 8]);
+        bh0 = ok ? bh0 : 0u, bh1 = ok ? bh1 : 0u, bl0 = ok ? bl0 : 0u, bl1 = ok ? bl1 : 0u;
+      } else if (ok) {
+        bh0 = *reinterpret_cast<const unsigned*>(&th[0][l][n][2 * t]);
+        bh1 = *reinterpret_cast<const unsigned*>(&th[0][l][n][2 * t + 8]);
+        bl0 = *reinterpret_cast<const unsigned*>(&th[1][l][n][2 * t]);
+        bl1 = *reinterpret_cast<const unsigned*>(&th[1][l][n][2 * t + 8]);
+      }
+      const unsigned* row = reinterpret_cast<const unsigned*>(&st(par, r, 0)) + (g - par + 2 * t) / 2;
+      if (QUADS) {  // each chunk's fragment loaded into its own registers: no moves into quads
+#pragma unroll
+        for (int c = 0; c < XC; ++c) {
+          const unsigned a[4] = {lds(row + 8 * c), lds(row + 8 * c + 4), lds(row + 8 * c + 4), lds(row + 8 * c + 8)};
+          mma16816(part[c], a, bh0, bh1);
+          mma16816(part[c], a, bl0, bl1);
+        }
+      } else {
+      unsigned p[2 * XC + 1];
+#pragma unroll
+      for (int s = 0; s <= 2 * XC; ++s) p[s] = row[4 * s];
+      // All high parts, then all low ones: a chunk's two products are 9 MMAs apart.
+#pragma unroll
+      for (int c = 0; c < XC; ++c) {
+        const unsigned a[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
+        mma16816(part[c], a, bh0, bh1);
+      }
+#pragma unroll
+      for (int c = 0; c < XC; ++c) {
+        const unsigned a[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
+        mma16816(part[c], a, bl0, bl1);
+      }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < XC; ++c)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[c][q] += part[c][q];
+    if (f + 1 < NF) {
+      asm volatile("cp.async.wait_all;\n");
+      __syncthreads();
+      convert();
+      __syncthreads();
+      if (f + 2 < NF) issue(f + 2);
+    }
+  }
+  const int y = y0 + w * YW;
+#pragma unroll
+  for (int c = 0; c < XC; ++c)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int x = x0 + 16 * c + g + (q >> 1) * 8, col = 2 * t + (q & 1);
+      const int to = col >> 1, yo = y + (col & 1);
+      if (x < W && yo < H) out[(std::size_t(to) * H + yo) * W + x] = acc[c][q] * inv_s;
+    }
+}
+constexpr int SMEM = 2 * K * K * 16 * 2 + 2 * CS * 2 + SR * SF * 4;
+}  // namespace v2
+
 __global__ void reference(const float* __restrict__ v, const float* __restrict__ kf, double* __restrict__ out) {
   const int x = blockIdx.x * 128 + threadIdx.x, y = blockIdx.y, t = blockIdx.z;
   if (x >= W) return;
@@ -217,28 +358,51 @@ int main() {
   CK(cudaMemcpy(taps_d, taps.data(), taps.size() * sizeof(__half), cudaMemcpyHostToDevice));
   CK(cudaMemset(out, 0xff, no * sizeof(float)));
   const dim3 grid((W + BX - 1) / BX, (H + BY - 1) / BY);
-  auto run = [&] { conv3d_tensor<<<grid, NT>>>(v, taps_d, 1.0f / S, out); };
-  const float ms = median_ms(run);
-  CK(cudaGetLastError());
   reference<<<dim3((W + 127) / 128, H, TO), 128>>>(v, kf_d, ref);
   CK(cudaDeviceSynchronize());
-  std::vector<float> o(no);
   std::vector<double> rr(no);
-  CK(cudaMemcpy(o.data(), out, no * sizeof(float), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(rr.data(), ref, no * sizeof(double), cudaMemcpyDeviceToHost));
-  double maxref = 0, maxerr = 0;
-  long long nan = 0;
-  for (long long i = 0; i < no; ++i) {
-    maxref = std::fmax(maxref, std::fabs(rr[i]));
-    if (!std::isfinite(o[i])) ++nan;
-    else maxerr = std::fmax(maxerr, std::fabs(o[i] - rr[i]));
-  }
   const double flop = 2.0 * K * K * K * double(no);
   cudaDeviceProp p{};
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("# %s; k = %d, %d frames of %d x %d -> %d; fp16 taps split in two, 8-bit samples\n", p.name, K, NF, W,
               H, TO);
   std::printf("kernel,ms,useful TFLOPs,max_err_rel,nonfinite\n");
-  std::printf("conv3d_tensor_2xfp16,%.4f,%.1f,%.2e,%lld\n", ms, flop / ms * 1e-9, maxerr / maxref, nan);
-  return nbad || nan || maxerr / maxref > 1e-5 ? 1 : 0;
+  int fails = nbad;
+  auto check = [&](const char* name, auto&& run) {
+    CK(cudaMemset(out, 0xff, no * sizeof(float)));
+    const float ms = median_ms(run);
+    CK(cudaGetLastError());
+    std::vector<float> o(no);
+    CK(cudaMemcpy(o.data(), out, no * sizeof(float), cudaMemcpyDeviceToHost));
+    double maxref = 0, maxerr = 0;
+    long long nan = 0;
+    for (long long i = 0; i < no; ++i) {
+      maxref = std::fmax(maxref, std::fabs(rr[i]));
+      if (!std::isfinite(o[i])) ++nan;
+      else maxerr = std::fmax(maxerr, std::fabs(o[i] - rr[i]));
+    }
+    std::printf("%s,%.4f,%.1f,%.2e,%lld\n", name, ms, flop / ms * 1e-9, maxerr / maxref, nan);
+    fails += nan || maxerr / maxref > 1e-5;
+  };
+  check("regs_prefetch_8chunks", [&] { conv3d_tensor<<<grid, NT>>>(v, taps_d, 1.0f / S, out); });
+  CK(cudaFuncSetAttribute(v2::conv3d_tensor<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, v2::SMEM));
+  const dim3 grid2((W + v2::BX - 1) / v2::BX, (H + BY - 1) / BY);
+  check("cpasync_9chunks_framesums_3blocks",
+        [&] { v2::conv3d_tensor<3><<<grid2, NT, v2::SMEM>>>(v, taps_d, 1.0f / S, out); });
+  CK(cudaFuncSetAttribute(v2::conv3d_tensor<3, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, v2::SMEM));
+  check("cpasync_9chunks_framesums_3blocks_branchless_taps",
+        [&] { v2::conv3d_tensor<3, true><<<grid2, NT, v2::SMEM>>>(v, taps_d, 1.0f / S, out); });
+  tessera::video::impl::Conv3dGeometry geo;
+  geo.T = NF, geo.H = H, geo.W = W, geo.k = K, geo.To = TO, geo.Ho = H, geo.Wo = W, geo.shift = -HALO;
+  CK(cudaFuncSetAttribute(v2::conv3d_tensor<3, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, v2::SMEM));
+  check("cpasync_9chunks_framesums_3blocks_branchless_quads",
+        [&] { v2::conv3d_tensor<3, true, true><<<grid2, NT, v2::SMEM>>>(v, taps_d, 1.0f / S, out); });
+  check("library_conv3d_tensor", [&] { tessera::native_cuda::conv3d_tensor(0, v, kf_d, out, geo); });
+  // The library kernel's other shapes: chunks a warp, blocks an SM.
+  check("library_5chunks_5blocks", [&] { tessera::native_cuda::launch_tensor<K, 5, 5>(0, v, kf_d, out, geo); });
+  check("library_5chunks_4blocks", [&] { tessera::native_cuda::launch_tensor<K, 5, 4>(0, v, kf_d, out, geo); });
+  check("library_3chunks_6blocks", [&] { tessera::native_cuda::launch_tensor<K, 3, 6>(0, v, kf_d, out, geo); });
+  check("library_9chunks_4blocks", [&] { tessera::native_cuda::launch_tensor<K, 9, 4>(0, v, kf_d, out, geo); });
+  return fails ? 1 : 0;
 }

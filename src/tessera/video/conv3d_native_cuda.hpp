@@ -29,6 +29,18 @@ void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float
 void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, float* out,
                       const video::impl::Conv3dGeometry& g);
 
+// Direct kernel on the tensor cores for integer-valued video: every sample an
+// integer of magnitude <= 2048 (8-bit video; exact in fp16), k odd 7..15
+// (conv3d_tensor_supports; std::invalid_argument otherwise). The taps are
+// split in two fp16 parts and each input frame's products summed apart, so
+// the result is as accurate as the FP32 kernels' (about 1e-6 of max |out|);
+// non-integer samples are rounded to fp16 (about 1e-3): the caller's
+// precondition, not checked. 144 x 8 x 4 outputs a block
+// (backends/cuda/video/conv3d_tensor.cu).
+bool conv3d_tensor_supports(int k);
+void conv3d_tensor(cudaStream_t stream, const float* v, const float* kf, float* out,
+                   const video::impl::Conv3dGeometry& g);
+
 // The paper's Fourier methods with cuFFT (backends/cuda/video/conv3d_cufft.cu),
 // same sizes and conventions as Conv3dFftw (conv3d_fft.hpp): hybrid = false is
 // 3-D FOURIER (one 3-D transform of the volume), true is HYBRID FOURIER (2-D

@@ -7,9 +7,13 @@
 #include "exec_spaces.hpp"
 #include "tessera/core/random.hpp"
 #include "tessera/video/bilateral.hpp"
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/video/bilateral_native_cuda.hpp"
+#endif
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -49,10 +53,14 @@ std::vector<double> reference(const std::vector<float>& d, const std::vector<std
   return out;
 }
 
-template <class E, bool portable>
+// How check runs the filter: the public API, the portable kernel, or (Cuda
+// only) the native one-pixel-a-thread kernel kept beside the default.
+enum class Path { public_api, portable, one_per_thread };
+
+template <class E, Path path>
 void check(std::uint64_t seed, int h, int w, const BilateralParams& p) {
   SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " K=" + std::to_string(p.k) +
-               (portable ? " portable" : " public"));
+               (path == Path::portable ? " portable" : path == Path::public_api ? " public" : " one per thread"));
   using M = typename E::memory_space;
   std::vector<float> d(std::size_t(h) * w);
   std::vector<std::uint8_t> l(d.size());
@@ -77,10 +85,15 @@ void check(std::uint64_t seed, int h, int w, const BilateralParams& p) {
   Kokkos::deep_copy(dv, hd);
   Kokkos::deep_copy(lv, hl);
   Kokkos::deep_copy(ov, std::numeric_limits<float>::quiet_NaN());
-  if (portable)
+  if constexpr (path == Path::portable)
     tessera::video::impl::bilateral_kokkos(E(), dv, lv, ov, tessera::video::make_bilateral_tables(p));
-  else
+  else if constexpr (path == Path::public_api)
     tessera::video::bilateral_filter(E(), dv, lv, ov, p);
+#if TESSERA_HAS_CUDA_NATIVE
+  else
+    tessera::native_cuda::bilateral_one_per_thread(E().cuda_stream(), dv.data(), w, lv.data(), w, ov.data(), w, h, w,
+                                                   tessera::video::make_bilateral_tables(p));
+#endif
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ov);
   std::vector<double> wa;
   const auto ref = reference(d, l, h, w, p, wa);
@@ -100,12 +113,19 @@ void check(std::uint64_t seed, int h, int w, const BilateralParams& p) {
 TYPED_TEST(Bilateral, MatchesDoubleLoop) {
   const auto seed = tessera::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  check<TypeParam, false>(seed, 45, 77, BilateralParams{});
-  check<TypeParam, true>(seed, 45, 77, BilateralParams{});
-  check<TypeParam, false>(seed, 19, 40, BilateralParams{3, 1.5, 25.0});
-  check<TypeParam, true>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});
-  check<TypeParam, false>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});
-  check<TypeParam, false>(seed, 1, 1, BilateralParams{1, 3.0, 10.0});
+  check<TypeParam, Path::public_api>(seed, 45, 77, BilateralParams{});
+  check<TypeParam, Path::public_api>(seed, 46, 77, BilateralParams{});  // the three-pixel kernel's last rows: 21 of 24, then 22
+  check<TypeParam, Path::portable>(seed, 45, 77, BilateralParams{});
+  check<TypeParam, Path::public_api>(seed, 19, 40, BilateralParams{3, 1.5, 25.0});
+  check<TypeParam, Path::portable>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});
+  check<TypeParam, Path::public_api>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});
+  check<TypeParam, Path::public_api>(seed, 1, 1, BilateralParams{1, 3.0, 10.0});
+#if TESSERA_HAS_CUDA_NATIVE
+  if constexpr (std::is_same_v<TypeParam, Kokkos::Cuda>) {
+    check<TypeParam, Path::one_per_thread>(seed, 45, 77, BilateralParams{});
+    check<TypeParam, Path::one_per_thread>(seed, 19, 40, BilateralParams{3, 1.5, 25.0});
+  }
+#endif
 }
 
 TYPED_TEST(Bilateral, RejectsBadArguments) {

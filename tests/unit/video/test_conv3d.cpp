@@ -189,6 +189,45 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
           }
         }
 }
+
+// The tensor-core kernel on 8-bit video (its precondition): every k it takes,
+// whole and partial blocks in x (144 columns), y (8 rows) and t (4 frames),
+// 16- and 4-byte copies, same and valid padding; taps of mixed sign and
+// magnitude (the fp16 split's scale); to the FP32 kernels' 1e-5; k = 5 throws.
+TEST(Conv3dNativeCuda, TensorKernelOnEightBitVideoMatchesTheDoubleLoop) {
+  if (tessera::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  using E = Kokkos::Cuda;
+  E exec;
+  for (int k : {7, 9, 11, 13, 15})
+    for (bool valid : {false, true})
+      for (bool wide : {false, true})
+        for (int To : {1, 4, 6}) {
+          const int T = To + k - 1, H = valid ? 20 + k : 21, W = wide ? 292 : (valid ? 150 + k : 149);
+          const auto seed = tessera::test::fresh_seed();
+          SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", W = " + std::to_string(W) +
+                       ", " + std::to_string(To) + " output frames, seed = " + std::to_string(seed));
+          auto hv = random_vector(std::size_t(T) * H * W, seed);
+          for (auto& x : hv) x = float(int(128.f * (x + 1.f)) % 256);  // 0..255
+          auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+          for (std::size_t i = 0; i < hk.size(); i += 7) hk[i] *= 1e-3f;
+          const auto ref = conv3d_reference(hv, hk, T, H, W, k, valid);
+          const auto V = upload<E>(hv, T, H, W);
+          const auto filter = make_conv3d_filter(exec, upload<E>(hk, k, k, k));
+          const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
+          Vol<E> out("out", g.To, g.Ho, g.Wo);
+          Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
+          exec.fence();
+          ASSERT_TRUE(tessera::native_cuda::conv3d_tensor_supports(k));
+          tessera::native_cuda::conv3d_tensor(exec.cuda_stream(), V.data(), filter.flipped.data(), out.data(), g);
+          exec.fence();
+          const auto h = download(out);
+          EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
+        }
+  const auto g5 = conv3d_geometry(8, 16, 16, 5, Conv3dPadding::same);
+  EXPECT_FALSE(tessera::native_cuda::conv3d_tensor_supports(5));
+  EXPECT_THROW(tessera::native_cuda::conv3d_tensor(exec.cuda_stream(), nullptr, nullptr, nullptr, g5),
+               std::invalid_argument);
+}
 #endif
 
 }  // namespace

@@ -8,11 +8,15 @@
 #include "tessera/video/bilateral.hpp"
 #include "tessera/video/video_io.hpp"
 #include "tessera/video/workload/video_workload.hpp"
+#if TESSERA_HAS_CUDA_NATIVE
+#include "tessera/video/bilateral_native_cuda.hpp"
+#endif
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace tessera::video {
 namespace {
@@ -114,15 +118,19 @@ class BilateralKernel final : public VideoKernel {
     t.add_portable("kokkos", "portable TeamPolicy kernel, tile and tables in team scratch",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
-                     return [this](const RunSettings& rs) { return run_views<E>(rs, false); };
+                     return [this](const RunSettings& rs) { return run_views<E>(rs, Path::portable); };
                    });
-    const char* native = "native CUDA kernel (what tessera::video::bilateral_filter selects on Cuda)";
+    const char* native = "native CUDA kernel (what tessera::video::bilateral_filter selects on Cuda; K = 11: three pixels a thread)";
+    const char* one = "native CUDA kernel, one pixel a thread at every K (the form before the three-pixel K = 11 kernel)";
 #if TESSERA_HAS_CUDA_NATIVE
     t.add_native("native-cuda", Platform::gpu, native,
-                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, true); }, "");
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Path::public_api); }, "");
+    t.add_native("native-cuda-one-per-thread", Platform::gpu, one,
+                 [this](const RunSettings& rs) { return run_views<Kokkos::Cuda>(rs, Path::one_per_thread); }, "");
 #else
-    t.add_native("native-cuda", Platform::gpu, native, {},
-                 "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE");
+    const char* needs = "native CUDA kernels: a Cuda build with TESSERA_ENABLE_CUDA_NATIVE";
+    t.add_native("native-cuda", Platform::gpu, native, {}, needs);
+    t.add_native("native-cuda-one-per-thread", Platform::gpu, one, {}, needs);
 #endif
   }
 
@@ -180,8 +188,9 @@ class BilateralKernel final : public VideoKernel {
     return {r};
   }
 
+  enum class Path { portable, public_api, one_per_thread };
   template <class E>
-  std::vector<KernelResult> run_views(const RunSettings& rs, bool public_api) {
+  std::vector<KernelResult> run_views(const RunSettings& rs, Path path) {
     using M = typename E::memory_space;
     const int h = format_.height, w = format_.width;
     E exec;
@@ -196,10 +205,14 @@ class BilateralKernel final : public VideoKernel {
     auto r = row();
     r.ran = true;
     r.time = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-      if (public_api)
+      if (path == Path::public_api)
         bilateral_filter(exec, d, l, out, params_);
-      else
+      else if (path == Path::portable)
         impl::bilateral_kokkos(exec, d, l, out, tab);
+#if TESSERA_HAS_CUDA_NATIVE
+      else if constexpr (std::is_same_v<E, Kokkos::Cuda>)
+        native_cuda::bilateral_one_per_thread(exec.cuda_stream(), d.data(), w, l.data(), w, out.data(), w, h, w, tab);
+#endif
     });
     exec.fence();
     auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
