@@ -758,18 +758,25 @@ class Conv3dKernel final : public VideoKernel {
     return d;
   }
 
+  // A native direct kernel, launch(stream, v, flipped taps, out, geometry),
+  // timed on case c's device copies and checked against the reference.
+  template <class Launch>
+  KernelResult run_native_direct(const RunSettings& rs, const Conv3dCase& c, Launch launch,
+                                 const std::string& note) const {
+    Kokkos::Cuda exec;
+    const auto d = upload(exec, c);
+    const auto filter = make_conv3d_filter(exec, d.K);
+    const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
+      launch(exec.cuda_stream(), d.V.data(), filter.flipped.data(), d.out.data(), c.g);
+    });
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
+    return result(c, stats, h.data(), kDirectTolerance, note);
+  }
+
   std::vector<KernelResult> run_native_streaming(const RunSettings& rs) const {
     std::vector<KernelResult> rows;
-    for (const auto& c : cases_) {
-      Kokkos::Cuda exec;
-      const auto d = upload(exec, c);
-      const auto filter = make_conv3d_filter(exec, d.K);
-      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-        native_cuda::conv3d_streaming(exec.cuda_stream(), d.V.data(), filter.flipped.data(), d.out.data(), c.g);
-      });
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
-      rows.push_back(result(c, stats, h.data(), kDirectTolerance, "taps uploaded to constant memory in each call"));
-    }
+    for (const auto& c : cases_)
+      rows.push_back(run_native_direct(rs, c, native_cuda::conv3d_streaming, "taps uploaded to constant memory in each call"));
     return rows;
   }
 
@@ -786,22 +793,15 @@ class Conv3dKernel final : public VideoKernel {
     std::vector<KernelResult> rows;
     for (const auto& c : cases_) {
       const bool k_ok = native_cuda::conv3d_tensor_supports(c.k);
-      if (!k_ok || !integer_samples(c)) {
-        KernelResult r = result(c, TimingStats{}, nullptr, kDirectTolerance,
-                                k_ok ? "needs integer samples |v| <= 2048 (8-bit video)" : "k 7..15 only");
-        r.ran = false;
-        rows.push_back(r);
+      if (k_ok && integer_samples(c)) {
+        rows.push_back(run_native_direct(rs, c, native_cuda::conv3d_tensor,
+                                         "mma.sync m16n8k16 fp16, two products a tap; flops: the direct count"));
         continue;
       }
-      Kokkos::Cuda exec;
-      const auto d = upload(exec, c);
-      const auto filter = make_conv3d_filter(exec, d.K);
-      const auto stats = time_repeats(exec, rs.warmup, rs.repeats, [&] {
-        native_cuda::conv3d_tensor(exec.cuda_stream(), d.V.data(), filter.flipped.data(), d.out.data(), c.g);
-      });
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.out);
-      rows.push_back(result(c, stats, h.data(), kDirectTolerance,
-                            "mma.sync m16n8k16 fp16, two products a tap; flops: the direct count"));
+      KernelResult r = result(c, TimingStats{}, nullptr, kDirectTolerance,
+                              k_ok ? "needs integer samples |v| <= 2048 (8-bit video)" : "k 7..15 only");
+      r.ran = false;
+      rows.push_back(r);
     }
     return rows;
   }
