@@ -53,6 +53,12 @@ struct TensorShape {
   // two copies falls in banks 16 apart (lanes of both parities load at once).
   static constexpr int CS = (SR * SX + 63) / 64 * 64 + 32;
   static constexpr int TAPS = 2 * K * K * 16;  // hi, lo [l][n][16] halves
+  // Kernel rows a k16 step: one at k >= 9 (taps 0..15 of a row, the A block
+  // a Hankel block of one staged row), 8 / PR at k <= 7, PR tap pairs a row
+  // (k = 3: 4 rows, 12 of 16 products; 5: 2 rows, 10; 7: 2 rows, 14).
+  static constexpr int PR = (K + 1) / 2;
+  static constexpr int RP = PR >= 5 ? 1 : 8 / PR;
+  static_assert((kRowsPerWarp + K - 1) % RP == 0, "the warp's staged rows split into whole steps");
   static constexpr int SMEM = TAPS * 2 + 2 * CS * 2 + SR * SF * 4;
 };
 
@@ -152,6 +158,13 @@ __global__ void __launch_bounds__(kThreads, MINB)
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = 0.f;
   const int tt = g >> 1, yr = g & 1, par = g & 1;  // this lane's B column: output frame, row; A copy
+  // RP > 1: the lane's k slots 2t, 2t + 1 and 2t + 8, 2t + 9 are tap pairs
+  // t and t + 4, pair p = (kernel row p / PR of the step, taps 2 (p % PR) and
+  // + 1); pairs past RP PR are zero (their A a finite sample, their B 0).
+  const bool vA = t < S::RP * S::PR, vB = t + 4 < S::RP * S::PR;
+  const int qA = vA ? t / S::PR : 0, mA = vA ? 2 * (t % S::PR) : 0;
+  const int qB = vB ? (t + 4) / S::PR : 0, mB = vB ? 2 * ((t + 4) % S::PR) : 0;
+  const int offA = (g - par + mA) / 2, offB = (g - par + mB) / 2;  // words into a staged row
   asm volatile("cp.async.wait_all;\n" ::);
   __syncthreads();
   convert();
@@ -163,30 +176,56 @@ __global__ void __launch_bounds__(kThreads, MINB)
     float part[kChunks][4];
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) part[c][0] = part[c][1] = part[c][2] = part[c][3] = 0.f;
-    for (int r = w * kRowsPerWarp; r < w * kRowsPerWarp + kRowsPerWarp + K - 1; ++r) {
-      const int n = r - w * kRowsPerWarp - yr;  // kernel row joining staged row r to this lane's output row
-      // Loads from a clamped index and zeros selected: a branch around them
-      // (the lanes disagree) measured 7% slower.
-      const bool ok = frame_ok && n >= 0 && n < K;
-      const __half* tp = taps + (ok ? l * K + n : 0) * 16 + 2 * t;
-      unsigned bh0 = *reinterpret_cast<const unsigned*>(tp), bh1 = *reinterpret_cast<const unsigned*>(tp + 8);
-      unsigned bl0 = *reinterpret_cast<const unsigned*>(tp + K * K * 16);
-      unsigned bl1 = *reinterpret_cast<const unsigned*>(tp + K * K * 16 + 8);
-      bh0 = ok ? bh0 : 0u, bh1 = ok ? bh1 : 0u, bl0 = ok ? bl0 : 0u, bl1 = ok ? bl1 : 0u;
-      // Pairs (i, i + 1), i = g + 2t + 8s, from the copy where i - par is even.
-      const unsigned* row = reinterpret_cast<const unsigned*>(st + par * S::CS + r * kStagedX) + (g - par + 2 * t) / 2;
-      unsigned p[2 * kChunks + 1];
+    if constexpr (S::RP == 1) {
+      for (int r = w * kRowsPerWarp; r < w * kRowsPerWarp + kRowsPerWarp + K - 1; ++r) {
+        const int n = r - w * kRowsPerWarp - yr;  // kernel row joining staged row r to this lane's output row
+        // Loads from a clamped index and zeros selected: a branch around them
+        // (the lanes disagree) measured 7% slower.
+        const bool ok = frame_ok && n >= 0 && n < K;
+        const __half* tp = taps + (ok ? l * K + n : 0) * 16 + 2 * t;
+        unsigned bh0 = *reinterpret_cast<const unsigned*>(tp), bh1 = *reinterpret_cast<const unsigned*>(tp + 8);
+        unsigned bl0 = *reinterpret_cast<const unsigned*>(tp + K * K * 16);
+        unsigned bl1 = *reinterpret_cast<const unsigned*>(tp + K * K * 16 + 8);
+        bh0 = ok ? bh0 : 0u, bh1 = ok ? bh1 : 0u, bl0 = ok ? bl0 : 0u, bl1 = ok ? bl1 : 0u;
+        // Pairs (i, i + 1), i = g + 2t + 8s, from the copy where i - par is even.
+        const unsigned* row =
+            reinterpret_cast<const unsigned*>(st + par * S::CS + r * kStagedX) + (g - par + 2 * t) / 2;
+        unsigned p[2 * kChunks + 1];
 #pragma unroll
-      for (int s = 0; s <= 2 * kChunks; ++s) p[s] = row[4 * s];
+        for (int s = 0; s <= 2 * kChunks; ++s) p[s] = row[4 * s];
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        const unsigned af[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
-        mma16816(part[c], af, bh0, bh1);
+        for (int c = 0; c < kChunks; ++c) {
+          const unsigned af[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
+          mma16816(part[c], af, bh0, bh1);
+        }
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const unsigned af[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
+          mma16816(part[c], af, bl0, bl1);
+        }
       }
+    } else {
+      // RP kernel rows a k16 step: a lane's fragments come from two (row,
+      // tap) places of its own, loaded apart (no Hankel sharing).
+      const unsigned* cp = reinterpret_cast<const unsigned*>(st + par * S::CS);
+      const int rA = w * kRowsPerWarp + qA, rB = w * kRowsPerWarp + qB;
+      for (int r = 0; r < kRowsPerWarp + K - 1; r += S::RP) {
+        const int nA = r + qA - yr, nB = r + qB - yr;  // kernel rows of the lane's two tap pairs
+        const bool okA = frame_ok && vA && nA >= 0 && nA < K, okB = frame_ok && vB && nB >= 0 && nB < K;
+        const __half* tA = taps + (okA ? l * K + nA : 0) * 16 + mA;
+        const __half* tB = taps + (okB ? l * K + nB : 0) * 16 + mB;
+        unsigned bh0 = *reinterpret_cast<const unsigned*>(tA), bh1 = *reinterpret_cast<const unsigned*>(tB);
+        unsigned bl0 = *reinterpret_cast<const unsigned*>(tA + K * K * 16);
+        unsigned bl1 = *reinterpret_cast<const unsigned*>(tB + K * K * 16);
+        bh0 = okA ? bh0 : 0u, bh1 = okB ? bh1 : 0u, bl0 = okA ? bl0 : 0u, bl1 = okB ? bl1 : 0u;
+        const unsigned* rowA = cp + (rA + r) * (kStagedX / 2) + offA;
+        const unsigned* rowB = cp + (rB + r) * (kStagedX / 2) + offB;
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        const unsigned af[4] = {p[2 * c], p[2 * c + 1], p[2 * c + 1], p[2 * c + 2]};
-        mma16816(part[c], af, bl0, bl1);
+        for (int c = 0; c < kChunks; ++c) {
+          const unsigned af[4] = {rowA[8 * c], rowA[8 * c + 4], rowB[8 * c], rowB[8 * c + 4]};
+          mma16816(part[c], af, bh0, bh1);
+          mma16816(part[c], af, bl0, bl1);
+        }
       }
     }
 #pragma unroll
@@ -232,14 +271,16 @@ void launch_tensor(cudaStream_t stream, const float* v, const float* kf, float* 
 
 }  // namespace
 
-bool conv3d_tensor_supports(int k) { return k >= 7 && k <= 15 && k % 2 == 1; }
+bool conv3d_tensor_supports(int k) { return k >= 3 && k <= 15 && k % 2 == 1; }
 
 void conv3d_tensor(cudaStream_t stream, const float* v, const float* kf, float* out,
                    const video::impl::Conv3dGeometry& g) {
   if (!conv3d_tensor_supports(g.k))
-    throw std::invalid_argument("conv3d tensor: k = " + std::to_string(g.k) + " is not odd 7..15");
+    throw std::invalid_argument("conv3d tensor: k = " + std::to_string(g.k) + " is not odd 3..15");
   if (g.To <= 0 || g.Ho <= 0 || g.Wo <= 0) return;
   switch (g.k) {
+    case 3: launch_tensor<3, 9, 3>(stream, v, kf, out, g); break;
+    case 5: launch_tensor<5, 9, 3>(stream, v, kf, out, g); break;
     case 7: launch_tensor<7, 9, 3>(stream, v, kf, out, g); break;
     case 9: launch_tensor<9, 9, 3>(stream, v, kf, out, g); break;
     case 11: launch_tensor<11, 9, 3>(stream, v, kf, out, g); break;

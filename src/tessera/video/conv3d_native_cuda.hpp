@@ -30,7 +30,7 @@ void conv3d_streaming(cudaStream_t stream, const float* v, const float* kf, floa
                       const video::impl::Conv3dGeometry& g);
 
 // Direct kernel on the tensor cores for integer-valued video: every sample an
-// integer of magnitude <= 2048 (8-bit video; exact in fp16), k odd 7..15
+// integer of magnitude <= 2048 (8-bit video; exact in fp16), k odd 3..15
 // (conv3d_tensor_supports; std::invalid_argument otherwise). The taps are
 // split in two fp16 parts and each input frame's products summed apart, so
 // the result is as accurate as the FP32 kernels' (about 1e-6 of max |out|);

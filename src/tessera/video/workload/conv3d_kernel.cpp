@@ -308,7 +308,7 @@ class Conv3dKernel final : public VideoKernel {
 #endif
     const char* native = "conv3d register-blocked native CUDA kernel: 4 or 2 output frames (by k) of a 32 x 20 tile a block, each input frame staged once (cp.async), all taps in shared memory (tessera::video::conv3d's pick on Cuda)";
     const char* nstream = "conv3d STREAMING native CUDA: 32 columns x 64 rows per block marching down y, k partial sums in registers, taps in constant memory";
-    const char* ntensor = "conv3d direct on the tensor cores for 8-bit video (fp16 samples exact, taps split in two fp16 parts, FP32 sums; k 7..15): 144 x 8 x 4 outputs a block";
+    const char* ntensor = "conv3d direct on the tensor cores for 8-bit video (fp16 samples exact, taps split in two fp16 parts, FP32 sums; k 3..15): 144 x 8 x 4 outputs a block";
     const char* cufft3 = "conv3d 3-D FOURIER with cuFFT (R2C volume, product, C2R)";
     const char* cuffth = "conv3d HYBRID FOURIER with cuFFT (2-D per frame, k-tap complex convolution along t)";
 #if TESSERA_HAS_CUDA_NATIVE
@@ -799,7 +799,7 @@ class Conv3dKernel final : public VideoKernel {
         continue;
       }
       KernelResult r = result(c, TimingStats{}, nullptr, kDirectTolerance,
-                              k_ok ? "needs integer samples |v| <= 2048 (8-bit video)" : "k 7..15 only");
+                              k_ok ? "needs integer samples |v| <= 2048 (8-bit video)" : "k 3..15 only");
       r.ran = false;
       rows.push_back(r);
     }
