@@ -15,8 +15,10 @@
 //
 // Algorithms (Conv3dOptions::algorithm): the paper's BASELINE, SHARED MEMORY
 // (o = 4) and STREAMING (16 x 1 columns marching down y), and a
-// register-blocked kernel. automatic picks the native CUDA streaming kernel
-// on Kokkos::Cuda (when built) and the register-blocked kernel elsewhere.
+// register-blocked kernel. automatic picks the native CUDA register-blocked
+// kernel on Kokkos::Cuda (when built; the tensor-core kernel with
+// Conv3dOptions::integer_samples) and the portable register-blocked kernel
+// elsewhere.
 // The Fourier methods are in conv3d_fft.hpp (FFTW, host) and the native CUDA
 // header (cuFFT).
 #include "tessera/video/conv3d_spec.hpp"
@@ -33,6 +35,12 @@ enum class Conv3dAlgorithm { automatic, baseline, shared, streaming, register_bl
 struct Conv3dOptions {
   Conv3dPadding padding = Conv3dPadding::same;
   Conv3dAlgorithm algorithm = Conv3dAlgorithm::automatic;
+  // The caller's promise that every sample of V is an integer of magnitude
+  // <= 2048 (8-bit video): automatic then takes the tensor-core kernel on
+  // Kokkos::Cuda (native_cuda::conv3d_tensor, as accurate as the FP32
+  // kernels for such input, 2-3x faster at k >= 11). Not checked: other
+  // samples would be rounded to fp16 there. No effect elsewhere.
+  bool integer_samples = false;
 };
 
 inline constexpr int conv3d_min_k = 3;
@@ -110,7 +118,9 @@ void conv3d(const ExecSpace& exec, const VView& V, const Conv3dFilter<typename E
     case Conv3dAlgorithm::shared: impl::conv3d_shared_kokkos(exec, V, kf, out, g); break;
     case Conv3dAlgorithm::streaming: impl::conv3d_streaming_kokkos(exec, V, kf, out, g); break;
     case Conv3dAlgorithm::register_blocked: impl::conv3d_register_kokkos(exec, V, kf, out, g); break;
-    case Conv3dAlgorithm::automatic: impl::Conv3dSpec<ExecSpace, VView, OView>::apply(exec, V, kf, out, g); break;
+    case Conv3dAlgorithm::automatic:
+      impl::Conv3dSpec<ExecSpace, VView, OView>::apply(exec, V, kf, out, g, options.integer_samples);
+      break;
   }
 }
 

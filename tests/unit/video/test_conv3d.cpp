@@ -100,6 +100,32 @@ TYPED_TEST(Conv3d, EveryDirectAlgorithmMatchesTheDoubleLoop) {
     }
 }
 
+// Conv3dOptions::integer_samples on 8-bit video (the tensor-core kernel on
+// Cuda, the FP32 kernels elsewhere): the same 1e-5 on every backend.
+TYPED_TEST(Conv3d, IntegerSamplesOptionMatchesTheDoubleLoop) {
+  using E = TypeParam;
+  E exec;
+  for (int k : {5, 9}) {
+    const int T = k + 4, H = 27, W = 150;
+    const auto seed = tessera::test::fresh_seed();
+    SCOPED_TRACE(std::string(E::name()) + " k = " + std::to_string(k) + ", seed = " + std::to_string(seed));
+    auto hv = random_vector(std::size_t(T) * H * W, seed);
+    for (auto& x : hv) x = float(int(128.f * (x + 1.f)) % 256);  // 0..255
+    const auto hk = random_vector(std::size_t(k) * k * k, seed + 1);
+    const auto ref = conv3d_reference(hv, hk, T, H, W, k, false);
+    const auto V = upload<E>(hv, T, H, W);
+    const auto filter = make_conv3d_filter(exec, upload<E>(hk, k, k, k));
+    Vol<E> out("out", T - k + 1, H, W);
+    Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
+    Conv3dOptions opt;
+    opt.integer_samples = true;
+    conv3d(exec, V, filter, out, opt);
+    exec.fence();
+    const auto h = download(out);
+    EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
+  }
+}
+
 // One tap at K[m = k-1, n = 0, l = 0]: a convolution gives
 // out(t, y, x) = V(t + k - 1, y + c, x - c) (c = k/2); a correlation would read
 // V(t, y - c, x + c). Exact in float.
