@@ -17,7 +17,8 @@
 // g + 2t + 8s of the staged row (g = lane / 4, t = lane % 4), all of one
 // parity, so a second fp16 copy of the row shifted by one sample makes every
 // pair one aligned 32-bit shared load, and 9 column chunks of 16 share 19
-// such loads. A block of 4 warps owns 144 columns x 8 rows x 4 frames; each
+// such loads (k >= 9; at k <= 7 one step takes the tap pairs of 2 or 4 kernel
+// rows, TensorShape::RP). A block of 4 warps owns 144 columns x 8 rows x 4 frames; each
 // input frame arrives by cp.async into an fp32 buffer while the tensor cores
 // work on the previous one, and is converted to the two copies at the frame's
 // end. perf/experiments/conv3d_tensor_probe.cu measured the forms side by
