@@ -22,7 +22,7 @@
 // The result is checked against a double-precision one-thread-per-output
 // kernel (max |error| / max |out|); a single-MMA test checks the fragment
 // layouts first. Written, not yet run on a GPU (docs/perf/video.md, "Next").
-// By hand: nvcc -O3 -arch=sm_90 -std=c++17
+// By hand: nvcc -O3 -arch=sm_90 -std=c++17 -Isrc
 // perf/experiments/conv3d_tensor_probe.cu -o probe (cuda flavour with
 // -DTESSERA_BUILD_EXPERIMENTS=ON: build/cuda/perf/experiments/conv3d_tensor_probe).
 #include "probe_common.cuh"

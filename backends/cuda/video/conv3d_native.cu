@@ -12,6 +12,8 @@
 // at different kernel planes.
 #include "tessera/video/conv3d_native_cuda.hpp"
 
+#include "conv3d_cp_async.cuh"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -31,22 +33,10 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("conv3d native: ") + what + ": " + cudaGetErrorString(e));
 }
 
-// Asynchronous 4- and 16-byte global -> shared copies (sm_80+): a frame's staging is
-// issued before the previous frame's arithmetic and lands while it runs.
-// Out-of-range elements copy 0 bytes and are zero-filled.
-__device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool valid) {
-  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_f32x4(float* dst, const float* src, bool valid) {
-  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+using conv3d_detail::cp_async_commit;
+using conv3d_detail::cp_async_f32;
+using conv3d_detail::cp_async_f32x4;
+using conv3d_detail::cp_async_wait;
 
 // The shape by k, measured side by side on the H100 at the paper's size
 // (perf/experiments/conv3d_frames_probe, docs/perf/video.md): 4 output frames

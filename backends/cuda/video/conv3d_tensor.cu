@@ -25,6 +25,8 @@
 // side (docs/perf/video.md).
 #include "tessera/video/conv3d_native_cuda.hpp"
 
+#include "conv3d_cp_async.cuh"
+
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -69,13 +71,10 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-__device__ __forceinline__ void cp_async(void* dst, const void* src, int bytes, bool valid) {
-  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
-  if (bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
-}
+using conv3d_detail::cp_async_commit;
+using conv3d_detail::cp_async_f32;
+using conv3d_detail::cp_async_f32x4;
+using conv3d_detail::cp_async_wait;
 
 __device__ __forceinline__ unsigned pack(float lo, float hi) {
   const __half2 h = __floats2half2_rn(lo, hi);
@@ -106,16 +105,16 @@ __global__ void __launch_bounds__(kThreads, MINB)
       for (int e = tid; e < SR * (kStagedF / 4); e += kThreads) {
         const int r = e / (kStagedF / 4), c = e % (kStagedF / 4), y = y0 + shift + r, x = xs + 4 * c;
         const bool in = y >= 0 && y < H && x >= 0 && x < W;  // W % 4 == 0: a 4-group is wholly in or out
-        cp_async(sf + r * kStagedF + 4 * c, in ? frame + std::size_t(y) * W + x : frame, 16, in);
+        cp_async_f32x4(sf + r * kStagedF + 4 * c, in ? frame + std::size_t(y) * W + x : frame, in);
       }
     } else {
       for (int e = tid; e < SR * kStagedF; e += kThreads) {
         const int r = e / kStagedF, c = e % kStagedF, y = y0 + shift + r, x = xs + c;
         const bool in = y >= 0 && y < H && x >= 0 && x < W;
-        cp_async(sf + e, in ? frame + std::size_t(y) * W + x : frame, 4, in);
+        cp_async_f32(sf + e, in ? frame + std::size_t(y) * W + x : frame, in);
       }
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
   };
   // copy 0 [i] = sf[i + a], copy 1 [i] = sf[i + 1 + a]; four samples of each a task.
   auto convert = [&] {
@@ -166,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, MINB)
   const int qA = vA ? t / S::PR : 0, mA = vA ? 2 * (t % S::PR) : 0;
   const int qB = vB ? (t + 4) / S::PR : 0, mB = vB ? 2 * ((t + 4) % S::PR) : 0;
   const int offA = (g - par + mA) / 2, offB = (g - par + mB) / 2;  // words into a staged row
-  asm volatile("cp.async.wait_all;\n" ::);
+  cp_async_wait<0>();
   __syncthreads();
   convert();
   __syncthreads();
@@ -234,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, MINB)
 #pragma unroll
       for (int q = 0; q < 4; ++q) acc[c][q] += part[c][q];
     if (f + 1 < nf) {
-      asm volatile("cp.async.wait_all;\n" ::);
+      cp_async_wait<0>();
       __syncthreads();  // frame f + 1 landed; every warp done with frame f's copies
       convert();
       __syncthreads();  // the copies written; sf free again
