@@ -172,15 +172,11 @@ void bilateral_one_per_thread(cudaStream_t stream, const float* depth, std::int6
 
 void bilateral(cudaStream_t stream, const float* depth, std::int64_t ldd, const std::uint8_t* luma, std::int64_t ldl,
                float* out, std::int64_t ldo, int h, int w, const video::BilateralTables& tab) {
+  if (tab.radius != 5) return bilateral_one_per_thread(stream, depth, ldd, luma, ldl, out, ldo, h, w, tab);
   if (h <= 0 || w <= 0) return;
-  if (tab.radius == 5) {
-    constexpr int P = 3;
-    const dim3 grid((w + kTx - 1) / kTx, (h + P * kTy - 1) / (P * kTy));
-    bilateral_rows_kernel<5, P><<<grid, dim3(kTx, kTy), 0, stream>>>(depth, ldd, luma, ldl, out, ldo, h, w, tab);
-  } else {
-    const dim3 grid((w + kTx - 1) / kTx, (h + kTy - 1) / kTy);
-    bilateral_kernel<-1><<<grid, dim3(kTx, kTy), 0, stream>>>(depth, ldd, luma, ldl, out, ldo, h, w, tab);
-  }
+  constexpr int P = 3;
+  const dim3 grid((w + kTx - 1) / kTx, (h + P * kTy - 1) / (P * kTy));
+  bilateral_rows_kernel<5, P><<<grid, dim3(kTx, kTy), 0, stream>>>(depth, ldd, luma, ldl, out, ldo, h, w, tab);
   check(cudaGetLastError(), "bilateral launch");
 }
 
