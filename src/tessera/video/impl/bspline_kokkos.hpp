@@ -6,6 +6,7 @@
 // there and writes the block back: the recursions' dependent steps then wait
 // on scratch, not on global memory, and the global loads and stores are
 // coalesced. Scanlines too long for scratch take the same recursions in place.
+#include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -28,9 +29,86 @@ inline int bspline_lines_per_team(int len) {
 // recursions there and writes the block back; the staging loops walk global
 // memory in address order (along the line for rows, across the lines for
 // columns). Lines too long for scratch: the recursions in place.
+//
+// CPUs: a thread takes L lines at a time into a buffer of its own, sample-
+// major (t[pos * L + j]), so the recursions run as one vector loop over the
+// lines (bspline_iir_lines); L = 64 for columns (a row's 64 samples are 4
+// cache lines read together), 16 for rows (more blocks to share out).
+template <int L, class ExecSpace, class Source>
+void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, float* c, int count, int len,
+                                  std::int64_t line_step, std::int64_t pos_step, const Source& source) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  const std::size_t bytes = std::size_t(L) * std::size_t(len) * sizeof(float);
+  const bool along_line = pos_step == 1;
+  Kokkos::parallel_for(
+      label, Policy(exec, (count + L - 1) / L, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      [=](const Member& team) {
+        float* t = static_cast<float*>(team.team_scratch(1).get_shmem(bytes));
+        const int j0 = team.league_rank() * L;
+        const int n = count - j0 < L ? count - j0 : L;
+        // Staged and written back in global address order; the lines past
+        // the last are zeros (their recursions are computed and dropped).
+        // Rows are transposed a block of kPos samples at a time, so the
+        // block's share of t (kPos L floats) stays in L1 across the lines.
+        constexpr int kPos = 64;
+        if (along_line) {
+          for (int p0 = 0; p0 < len; p0 += kPos) {
+            const int p1 = p0 + kPos < len ? p0 + kPos : len;
+            int j = 0;
+            for (; j + 4 <= n; j += 4)  // four lines a step: t's four floats are one store
+              for (int pos = p0; pos < p1; ++pos) {
+                float* d = t + std::int64_t(pos) * L + j;
+                const float v0 = source(j0 + j, pos), v1 = source(j0 + j + 1, pos);
+                const float v2 = source(j0 + j + 2, pos), v3 = source(j0 + j + 3, pos);
+                d[0] = v0, d[1] = v1, d[2] = v2, d[3] = v3;
+              }
+            for (; j < n; ++j)
+              for (int pos = p0; pos < p1; ++pos) t[std::int64_t(pos) * L + j] = source(j0 + j, pos);
+          }
+        } else {
+          for (int pos = 0; pos < len; ++pos)
+            for (int j = 0; j < n; ++j) t[std::int64_t(pos) * L + j] = source(j0 + j, pos);
+        }
+        for (int pos = 0; pos < len && n < L; ++pos)
+          for (int j = n; j < L; ++j) t[std::int64_t(pos) * L + j] = 0.0f;
+        bspline_iir_lines<L>(t, len);
+        if (along_line) {
+          for (int p0 = 0; p0 < len; p0 += kPos) {
+            const int p1 = p0 + kPos < len ? p0 + kPos : len;
+            int j = 0;
+            for (; j + 4 <= n; j += 4) {
+              float* line = c + std::int64_t(j0 + j) * line_step;
+              for (int pos = p0; pos < p1; ++pos) {
+                const float* d = t + std::int64_t(pos) * L + j;
+                const float v0 = d[0], v1 = d[1], v2 = d[2], v3 = d[3];
+                line[pos] = v0, line[line_step + pos] = v1, line[2 * line_step + pos] = v2, line[3 * line_step + pos] = v3;
+              }
+            }
+            for (; j < n; ++j) {
+              float* line = c + std::int64_t(j0 + j) * line_step;
+              for (int pos = p0; pos < p1; ++pos) line[pos] = t[std::int64_t(pos) * L + j];
+            }
+          }
+        } else {
+          for (int pos = 0; pos < len; ++pos) {
+            float* row = c + std::int64_t(pos) * pos_step + std::int64_t(j0) * line_step;
+            for (int j = 0; j < n; ++j) row[j * line_step] = t[std::int64_t(pos) * L + j];
+          }
+        }
+      });
+}
+
 template <class ExecSpace, class Source>
 void bspline_prefilter_lines(const ExecSpace& exec, const char* label, float* c, int count, int len,
                              std::int64_t line_step, std::int64_t pos_step, const Source& source) {
+  if constexpr (!is_device_space_v<ExecSpace>) {
+    if (pos_step == 1)
+      bspline_prefilter_lines_host<16>(exec, label, c, count, len, line_step, pos_step, source);
+    else
+      bspline_prefilter_lines_host<64>(exec, label, c, count, len, line_step, pos_step, source);
+    return;
+  }
   const int lines = bspline_lines_per_team(len);
   if (lines == 0) {
     // Consecutive threads own consecutive lines (columns: coalesced on GPUs).

@@ -123,6 +123,49 @@ KOKKOS_INLINE_FUNCTION void bspline_iir_line(float* c, std::int64_t s, int n) {
   for (; k >= 0; --k) c[k * s] = prev = zf * (prev - c[k * s]);
 }
 
+// bspline_iir_line for L lines at once, sample pos of line j at
+// t[pos * L + j] (host code: every step is a loop over the lines that the
+// compiler vectorises, L independent recursions instead of one dependent
+// chain). Each line's arithmetic is bspline_iir_line's, operation for
+// operation, so the coefficients are the same to the bit.
+template <int L>
+inline void bspline_iir_lines(float* t, int n) {
+  if (n < 2) return;
+  constexpr double z = kBsplinePole;
+  constexpr double zinv = 1.0 / z;
+  double zn1 = 1.0, b = z;
+  for (int e = n - 1; e > 0; e >>= 1) {
+    if (e & 1) zn1 *= b;
+    b *= b;
+  }
+  const bool far = n < 42;
+  const int last = far ? n - 2 : 40;
+  double sum[L];
+  for (int j = 0; j < L; ++j) sum[j] = double(t[j]) + (far ? zn1 * double(t[std::int64_t(n - 1) * L + j]) : 0.0);
+  double zn = z, z2n = far ? zn1 * zn1 * zinv : 0.0;
+  for (int k = 1; k <= last; ++k) {
+    const double w = zn + z2n;
+    for (int j = 0; j < L; ++j) sum[j] += w * double(t[k * L + j]);
+    zn *= z;
+    z2n *= zinv;
+  }
+  const double zn2 = far ? zn1 * zn1 : 0.0;
+  for (int j = 0; j < L; ++j) t[j] = float(sum[j] / (1.0 - zn2));
+  const float zf = float(z);
+  for (int k = 1; k < n; ++k) {
+    float* c = t + std::int64_t(k) * L;
+    for (int j = 0; j < L; ++j) c[j] = c[j] + zf * c[j - L];
+  }
+  {
+    float* c = t + std::int64_t(n - 1) * L;
+    for (int j = 0; j < L; ++j) c[j] = float((z / (z * z - 1.0)) * (z * double(c[j - L]) + double(c[j])));
+  }
+  for (int k = n - 2; k >= 0; --k) {
+    float* c = t + std::int64_t(k) * L;
+    for (int j = 0; j < L; ++j) c[j] = zf * (c[j + L] - c[j]);
+  }
+}
+
 // The prefilter as a convolution: the causal + anti-causal pair with its gain
 // has the symmetric impulse response h[n] = sqrt(3) z^|n| (sum 1, sum |h| = 3),
 // and the exact mirror initialisation makes the IIR equal to h applied to the
