@@ -591,7 +591,9 @@ struct TsmmTeam {
       if (first >= last) return;
 #if !defined(__CUDA_ARCH__)
       if constexpr (std::is_same_v<T, double>) {
-        if (s.N >= kTsmmOut && A.stride(1) == 1 && B.stride(1) == 1) {
+        // Real rows of unit column stride, N >= 2 (a pair of outputs fills
+        // a SIMD register; N = 2: 1.3x the narrow path on the development host).
+        if (s.N >= 2 && A.stride(1) == 1 && B.stride(1) == 1) {
           tsmm_host_rows(&A(first, 0), std::ptrdiff_t(A.stride(0)), c.data(), s.M, s.N, &B(first, 0),
                          std::ptrdiff_t(B.stride(0)), last - first, beta);
           return;

@@ -34,6 +34,24 @@ inline int bspline_lines_per_team(int len) {
 // major (t[pos * L + j]), so the recursions run as one vector loop over the
 // lines (bspline_iir_lines); L = 64 for columns (a row's 64 samples are 4
 // cache lines read together), 16 for rows (more blocks to share out).
+// Rows ahead that the host column pass requests (prefetch_piece).
+inline constexpr int kPrefetch = 8;
+
+// A software prefetch of the L floats at p (one request a 64-byte line).
+template <int L>
+inline void prefetch_piece(const float* p, bool write) {
+#if defined(__GNUC__)
+  for (int j = 0; j < L; j += 16) {
+    if (write)
+      __builtin_prefetch(p + j, 1);
+    else
+      __builtin_prefetch(p + j, 0);
+  }
+#else
+  (void)p, (void)write;
+#endif
+}
+
 template <int L, class ExecSpace, class Source>
 void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, float* c, int count, int len,
                                   std::int64_t line_step, std::int64_t pos_step, const Source& source) {
@@ -67,8 +85,13 @@ void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, floa
               for (int pos = p0; pos < p1; ++pos) t[std::int64_t(pos) * L + j] = source(j0 + j, pos);
           }
         } else {
-          for (int pos = 0; pos < len; ++pos)
+          // Columns read (and below write) c itself, one short piece a row,
+          // rows a page or more apart: the hardware prefetchers do not follow,
+          // so the piece kPrefetch rows ahead is requested here.
+          for (int pos = 0; pos < len; ++pos) {
+            if (pos + kPrefetch < len) prefetch_piece<L>(c + std::int64_t(pos + kPrefetch) * pos_step + j0, false);
             for (int j = 0; j < n; ++j) t[std::int64_t(pos) * L + j] = source(j0 + j, pos);
+          }
         }
         for (int pos = 0; pos < len && n < L; ++pos)
           for (int j = n; j < L; ++j) t[std::int64_t(pos) * L + j] = 0.0f;
@@ -92,6 +115,7 @@ void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, floa
           }
         } else {
           for (int pos = 0; pos < len; ++pos) {
+            if (pos + kPrefetch < len) prefetch_piece<L>(c + std::int64_t(pos + kPrefetch) * pos_step + j0, true);
             float* row = c + std::int64_t(pos) * pos_step + std::int64_t(j0) * line_step;
             for (int j = 0; j < n; ++j) row[j * line_step] = t[std::int64_t(pos) * L + j];
           }
