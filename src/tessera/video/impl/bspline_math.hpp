@@ -128,9 +128,13 @@ KOKKOS_INLINE_FUNCTION void bspline_iir_line(float* c, std::int64_t s, int n) {
 // compiler vectorises, L independent recursions instead of one dependent
 // chain). Each line's arithmetic is bspline_iir_line's, operation for
 // operation, so the coefficients are the same to the bit.
+// Its stages, for host callers that run them as their loads and stores go
+// (a block or a sample position at a time, while the data is in L1):
+// init sets t[0] from t[0..min(n, 41)) (and t[n - 1] when n < 42); causal
+// runs positions [k0, k1), k0 >= 1; last sets t[n - 1]; anticausal runs
+// positions k1 - 1 down to k0 (k1 <= n - 1). n >= 2.
 template <int L>
-inline void bspline_iir_lines(float* t, int n) {
-  if (n < 2) return;
+inline void bspline_iir_lines_init(float* t, int n) {
   constexpr double z = kBsplinePole;
   constexpr double zinv = 1.0 / z;
   double zn1 = 1.0, b = z;
@@ -151,19 +155,40 @@ inline void bspline_iir_lines(float* t, int n) {
   }
   const double zn2 = far ? zn1 * zn1 : 0.0;
   for (int j = 0; j < L; ++j) t[j] = float(sum[j] / (1.0 - zn2));
-  const float zf = float(z);
-  for (int k = 1; k < n; ++k) {
+}
+
+template <int L>
+inline void bspline_iir_lines_causal(float* t, int k0, int k1) {
+  const float zf = float(kBsplinePole);
+  for (int k = k0; k < k1; ++k) {
     float* c = t + std::int64_t(k) * L;
     for (int j = 0; j < L; ++j) c[j] = c[j] + zf * c[j - L];
   }
-  {
-    float* c = t + std::int64_t(n - 1) * L;
-    for (int j = 0; j < L; ++j) c[j] = float((z / (z * z - 1.0)) * (z * double(c[j - L]) + double(c[j])));
-  }
-  for (int k = n - 2; k >= 0; --k) {
+}
+
+template <int L>
+inline void bspline_iir_lines_last(float* t, int n) {
+  constexpr double z = kBsplinePole;
+  float* c = t + std::int64_t(n - 1) * L;
+  for (int j = 0; j < L; ++j) c[j] = float((z / (z * z - 1.0)) * (z * double(c[j - L]) + double(c[j])));
+}
+
+template <int L>
+inline void bspline_iir_lines_anticausal(float* t, int k1, int k0) {
+  const float zf = float(kBsplinePole);
+  for (int k = k1 - 1; k >= k0; --k) {
     float* c = t + std::int64_t(k) * L;
     for (int j = 0; j < L; ++j) c[j] = zf * (c[j + L] - c[j]);
   }
+}
+
+template <int L>
+inline void bspline_iir_lines(float* t, int n) {
+  if (n < 2) return;
+  bspline_iir_lines_init<L>(t, n);
+  bspline_iir_lines_causal<L>(t, 1, n);
+  bspline_iir_lines_last<L>(t, n);
+  bspline_iir_lines_anticausal<L>(t, n - 1, 0);
 }
 
 // The prefilter as a convolution: the causal + anti-causal pair with its gain
