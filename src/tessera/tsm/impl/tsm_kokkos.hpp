@@ -234,6 +234,45 @@ inline void tsmm_host_chunk(const double* a0, const double* a1, const double* c,
   for (; k < rows; ++k)
     for (int n = 0; n < N; ++n) one(a + k * a_row, n, b + k * b_row + n);
 }
+
+// Host TSMM rows for odd N (1 or 3) with the rows of b adjacent (b_row = N):
+// two rows are 2N contiguous outputs, N pairs that each fill a SIMD register
+// (pair p holds flat outputs 2p and 2p + 1, from one row or straddling
+// two), so nothing is stored a double at a time. Lane values of pair p at m:
+// (a_r(2p)[m], a_r(2p+1)[m]) times (c[m][n(2p)], c[m][n(2p+1)]).
+template <int N>
+[[gnu::noinline]] inline void tsmm_host_rows_flat(const double* a, std::ptrdiff_t a_row, const double* c, int M,
+                                                  double* b, std::int64_t rows, double beta) {
+  static_assert(N % 2 == 1, "even N take tsmm_host_rows");
+  constexpr int kMaxM = 64;
+  const auto ld = [](const double* p) { return *reinterpret_cast<const tsm_upair*>(p); };
+  tsm_pair cp[kMaxM][N];  // the C pairs, the same for every two rows
+  for (int m = 0; m < M; ++m)
+    for (int p = 0; p < N; ++p) cp[m][p] = tsm_pair{c[m * N + (2 * p) % N], c[m * N + (2 * p + 1) % N]};
+  std::int64_t k = 0;
+  for (; k + 2 <= rows; k += 2) {
+    const double* a0 = a + k * a_row;
+    const double* a1 = a0 + a_row;
+    double* b0 = b + k * N;
+    tsm_pair x[N];
+    for (int p = 0; p < N; ++p) x[p] = tsm_pair{0, 0};
+    for (int m = 0; m < M; ++m) {
+      const tsm_pair u[3] = {tsm_pair{a0[m], a0[m]}, tsm_pair{a0[m], a1[m]}, tsm_pair{a1[m], a1[m]}};
+      for (int p = 0; p < N; ++p) x[p] += u[(2 * p) / N + (2 * p + 1) / N] * cp[m][p];
+    }
+    for (int p = 0; p < N; ++p) {
+      if (beta != 0.0) x[p] += beta * ld(b0 + 2 * p);  // beta = 0 never reads b
+      *reinterpret_cast<tsm_upair*>(b0 + 2 * p) = x[p];
+    }
+  }
+  for (; k < rows; ++k)
+    for (int n = 0; n < N; ++n) {
+      double x = 0;
+      for (int m = 0; m < M; ++m) x += a[k * a_row + m] * c[m * N + n];
+      double* o = b + k * N + n;
+      *o = beta != 0.0 ? x + beta * *o : x;
+    }
+}
 #endif
 
 // Launch shape shared by the host and the functors.
@@ -591,8 +630,19 @@ struct TsmmTeam {
       if (first >= last) return;
 #if !defined(__CUDA_ARCH__)
       if constexpr (std::is_same_v<T, double>) {
-        // Real rows of unit column stride, N >= 2 (a pair of outputs fills
-        // a SIMD register; N = 2: 1.3x the narrow path on the development host).
+        // Real rows of unit column stride: pairs of outputs in SIMD
+        // registers (N = 2: 1.3x the narrow path on the development host).
+        const bool unit = A.stride(1) == 1 && (s.N == 1 || B.stride(1) == 1);
+        if (unit && (s.N == 1 || s.N == 3) && std::ptrdiff_t(B.stride(0)) == s.N) {
+          // Odd N with adjacent rows: pairs straddle rows (M = N = 3: 24-byte rows).
+          const double* a = &A(first, 0);
+          double* b = &B(first, 0);
+          if (s.N == 1)
+            tsmm_host_rows_flat<1>(a, std::ptrdiff_t(A.stride(0)), c.data(), s.M, b, last - first, beta);
+          else
+            tsmm_host_rows_flat<3>(a, std::ptrdiff_t(A.stride(0)), c.data(), s.M, b, last - first, beta);
+          return;
+        }
         if (s.N >= 2 && A.stride(1) == 1 && B.stride(1) == 1) {
           tsmm_host_rows(&A(first, 0), std::ptrdiff_t(A.stride(0)), c.data(), s.M, s.N, &B(first, 0),
                          std::ptrdiff_t(B.stride(0)), last - first, beta);
