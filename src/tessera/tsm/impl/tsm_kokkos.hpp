@@ -100,6 +100,15 @@ void scale_matrix(const ExecSpace& exec, const View& x, typename View::non_const
 typedef double tsm_pair __attribute__((vector_size(16)));
 typedef double tsm_upair __attribute__((vector_size(16), aligned(8), may_alias));
 
+// (x, y) as a pair (a braced pair of two values is not taken by every
+// front end that compiles this header).
+inline tsm_pair tsm_make_pair(double x, double y) {
+  const double v[2] = {x, y};
+  tsm_pair r;
+  std::memcpy(&r, v, sizeof r);
+  return r;
+}
+
 // Host TSMTTSM tile: c[m][n] (row stride ldc) += sum over `rows` rows of
 // a[m] b[n], m, n < 4, rows of a and b `a_row` / `b_row` apart, columns
 // contiguous. The 4 x 4 accumulators are GCC vector types in a function of
@@ -248,7 +257,7 @@ template <int N>
   const auto ld = [](const double* p) { return *reinterpret_cast<const tsm_upair*>(p); };
   tsm_pair cp[kMaxM][N];  // the C pairs, the same for every two rows
   for (int m = 0; m < M; ++m)
-    for (int p = 0; p < N; ++p) cp[m][p] = tsm_pair{c[m * N + (2 * p) % N], c[m * N + (2 * p + 1) % N]};
+    for (int p = 0; p < N; ++p) cp[m][p] = tsm_make_pair(c[m * N + (2 * p) % N], c[m * N + (2 * p + 1) % N]);
   std::int64_t k = 0;
   for (; k + 2 <= rows; k += 2) {
     const double* a0 = a + k * a_row;
@@ -257,8 +266,12 @@ template <int N>
     tsm_pair x[N];
     for (int p = 0; p < N; ++p) x[p] = tsm_pair{0, 0};
     for (int m = 0; m < M; ++m) {
-      const tsm_pair u[3] = {tsm_pair{a0[m], a0[m]}, tsm_pair{a0[m], a1[m]}, tsm_pair{a1[m], a1[m]}};
-      for (int p = 0; p < N; ++p) x[p] += u[(2 * p) / N + (2 * p + 1) / N] * cp[m][p];
+      const double s0 = a0[m], s1 = a1[m];
+      const tsm_pair mixed = tsm_make_pair(s0, s1);
+      for (int p = 0; p < N; ++p) {
+        const int rows_in_pair = (2 * p) / N + (2 * p + 1) / N;  // 0: row 0 only, 2: row 1 only, 1: both
+        x[p] += (rows_in_pair == 0 ? s0 * cp[m][p] : rows_in_pair == 2 ? s1 * cp[m][p] : mixed * cp[m][p]);
+      }
     }
     for (int p = 0; p < N; ++p) {
       if (beta != 0.0) x[p] += beta * ld(b0 + 2 * p);  // beta = 0 never reads b
