@@ -645,6 +645,7 @@ struct TsmmTeam {
       if constexpr (std::is_same_v<T, double>) {
         // Real rows of unit column stride: pairs of outputs in SIMD
         // registers (N = 2: 1.3x the narrow path on the development host).
+        // (A single column's stride between columns is never used.)
         const bool unit = A.stride(1) == 1 && (s.N == 1 || B.stride(1) == 1);
         if (unit && (s.N == 1 || s.N == 3) && std::ptrdiff_t(B.stride(0)) == s.N) {
           // Odd N with adjacent rows: pairs straddle rows (M = N = 3: 24-byte rows).
@@ -656,7 +657,7 @@ struct TsmmTeam {
             tsmm_host_rows_flat<3>(a, std::ptrdiff_t(A.stride(0)), c.data(), s.M, b, last - first, beta);
           return;
         }
-        if (s.N >= 2 && A.stride(1) == 1 && B.stride(1) == 1) {
+        if (s.N >= 2 && unit) {
           tsmm_host_rows(&A(first, 0), std::ptrdiff_t(A.stride(0)), c.data(), s.M, s.N, &B(first, 0),
                          std::ptrdiff_t(B.stride(0)), last - first, beta);
           return;

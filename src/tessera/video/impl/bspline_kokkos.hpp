@@ -10,6 +10,7 @@
 #include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
+#include "tessera/video/impl/plane_layout.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -96,7 +97,7 @@ void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, floa
   const std::size_t bytes = std::size_t(L) * std::size_t(len) * sizeof(float);
   const bool along_line = pos_step == 1;
   bool u8_rows = false;
-  if constexpr (BsplineU8Rows<Source>::value) u8_rows = source.in.extent(1) < 2 || source.in.stride(1) == 1;
+  if constexpr (BsplineU8Rows<Source>::value) u8_rows = rows_contiguous(source.in);
   // Blocks of kPos samples: a block's share of t (kPos L floats) stays in L1
   // while it is transposed in and its causal steps run, and again while its
   // anti-causal steps run and it is transposed out. Lines of at most kPos
