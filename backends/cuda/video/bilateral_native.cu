@@ -1,7 +1,7 @@
 // Native CUDA depth-colour bilateral filter: a 32x8 block stages its tile of
 // (depth, luma) pairs with the K/2 halo and the range table in shared
-// memory. K = 11 (the default): three pixels a thread, one table of the
-// weight products (bilateral_rows_kernel); other K and the previous K = 11 form
+// memory. K = 11 (the default): three pixels a thread, the range table once
+// per lane (bilateral_lanes_kernel); other K and an earlier K = 11 form
 // (bilateral_one_per_thread, kept for comparison): one pixel a thread, per
 // tap one 8-byte shared load, one range-table load, the spatial weight a
 // constant for K = 11.
@@ -15,6 +15,7 @@ namespace {
 constexpr int kTx = 32, kTy = 8;
 constexpr int kMaxR = video::kMaxBilateralK / 2;
 constexpr int kMaxS = (kTx + 2 * kMaxR) * (kTy + 2 * kMaxR);
+constexpr bool kBilateralPairs = true;  // bilateral_lanes_kernel: taps dx, -dx share G_s (3% faster)
 
 // R >= 0: the radius at compile time (the default K = 11): the window is
 // unrolled, so the spatial weights are constant-bank operands of the FMAs;
@@ -67,88 +68,98 @@ __global__ void __launch_bounds__(kTx* kTy)
   out[std::int64_t(y) * ldo + x] = wsum > 0.0f ? sum / wsum : 0.0f;
 }
 
-// The default K = 11 (R = 5), P vertically adjacent pixels a thread (3: 13
-// staged rows loaded for 3 x 11 rows of taps; 800 x 600 frames split into
-// whole 32 x 24 tiles). The weight of a tap is one table load: the block builds
-// G_s(d) G_r(dI) for each of the window's distinct squared distances d (20 at
-// K = 11) and dI = 0..255, plus a zero entry at dI = 256; the luma is staged
-// as 4 I (the byte offset of its entry) and an unknown neighbour as a luma
-// far off, so min(|4 I_A - 4 I_B|, 1024) picks the zero entry and no mask is
-// applied. Per tap: a third of an 8-byte load, |difference|, min, a table
-// load, an FMA and an add (the one-pixel kernel: ~15 instructions). H100,
-// 800 x 600 (perf/experiments/bilateral_probe): one pixel a thread 0.042 ms,
-// two 0.036 (0.038 with the range table alone), three 0.031 (0.035 with
-// random luma: the lanes' table loads then conflict).
-template <int R>
-struct WeightClasses {  // class of each squared distance 0..2 R^2 (-1: none in the window)
-  int of[2 * R * R + 1] = {};
-  int count = 0;
-  constexpr WeightClasses() {
-    for (int d2 = 0; d2 <= 2 * R * R; ++d2) of[d2] = -1;
-    for (int d2 = 0; d2 <= 2 * R * R; ++d2)
-      for (int a = 0; a <= R; ++a)
-        for (int b = 0; b <= R; ++b)
-          if (a * a + b * b == d2 && of[d2] < 0) of[d2] = count++;
-  }
-};
-
-template <int R, int P>
-__global__ void __launch_bounds__(kTx* kTy)
-    bilateral_rows_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
+// The default K = 11 (R = 5): P = 3 vertically adjacent pixels a thread
+// (13 staged rows feed 3 x 11 rows of taps; 800 x 600 frames split into whole
+// 32 x 24 tiles). The range weight is one shared load from a table held once
+// per lane: entry e (|I_A - I_B| = 0..255, a zero entry at 256 for unknown
+// neighbours) of lane c's copy at word 32 e + c, so each lane reads its own
+// bank whatever the luma (a single table made the lanes' loads conflict ~3-way
+// on textured luma). The luma is staged as 128 I (the entry's byte offset;
+// an unknown neighbour's far off), and a tap's offset is min(|L_A - L_B| +
+// 4 c, lim): one absolute-difference-and-add and one min. The spatial weight
+// is a constant factor; with kPairs the taps dx and -dx of a row (one
+// distance) share it: per tap pair two lookups, a multiply, three FMAs and an
+// add. H100, 800 x 600 (perf/experiments/bilateral_probe, a launch of ~6 us
+// included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one, on
+// smooth and random luma alike (one table of the weight products for all
+// lanes: 0.030-0.032 smooth, 0.034-0.036 random).
+template <int R, int P, int TY, bool kPairs>
+__global__ void __launch_bounds__(32 * TY)
+    bilateral_lanes_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
                            std::int64_t ldl, float* __restrict__ out, std::int64_t ldo, int h, int w,
                            const video::BilateralTables tab) {
-  constexpr WeightClasses<R> cls{};
-  constexpr int SX = kTx + 2 * R, SY = P * kTy + 2 * R, NE = 257;  // NE: entries a class
-  constexpr int kUnknownLuma4 = 4 * 1000;                            // |4 I_A - it| >= 1024 for every I_A
-  __shared__ int2 tile[SY * SX];  // (bits of the depth, 0 when unknown; 4 x luma)
-  __shared__ float lut[cls.count * NE];
-  __shared__ float gr[256];
-  const int x0 = blockIdx.x * kTx, y0 = blockIdx.y * P * kTy;
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTx + tx;
-  for (int i = tid; i < SX * SY; i += kTx * kTy) {
-    const int y = y0 - R + i / SX, x = x0 - R + i % SX;
-    const bool in = y >= 0 && y < h && x >= 0 && x < w;
-    const float v = in ? __ldg(depth + std::int64_t(y) * ldd + x) : 0.0f;
-    const bool known = v > 0.0f;  // also false for NaN
-    tile[i] = make_int2(__float_as_int(known ? v : 0.0f),
-                        known ? 4 * int(__ldg(luma + std::int64_t(y) * ldl + x)) : kUnknownLuma4);
-  }
-  // The range table through shared memory first: lanes reading different
-  // entries of the parameter (constant) bank are served one address at a time.
-  for (int i = tid; i < 256; i += kTx * kTy) gr[i] = tab.range[i];
-  __syncthreads();
-#pragma unroll
-  for (int d2 = 0; d2 <= 2 * R * R; ++d2)
-    if (cls.of[d2] >= 0)
-      for (int di = tid; di < NE; di += kTx * kTy)
-        lut[cls.of[d2] * NE + di] = di < 256 ? tab.spatial[d2] * gr[di] : 0.0f;
-  __syncthreads();
+  constexpr int SX = 32 + 2 * R, SY = P * TY + 2 * R, NE = 257, S = 128;  // S: bytes between entries
+  constexpr int kUnknownLuma = S * 4096;                                  // |L_A - it| >= 256 S for every I_A
+  constexpr int NT = 32 * TY, NS = (SX * SY + NT - 1) / NT;              // staging loads a thread
+  __shared__ float4 table[NE * 8];                                         // 4 lanes' copies of an entry a float4
+  __shared__ int2 tile[SY * SX];                                           // (bits of the depth, 0 when unknown; L)
+  const int x0 = blockIdx.x * 32, y0 = blockIdx.y * P * TY;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
   const int x = x0 + tx, y = y0 + P * ty;
+  // Every global load (the pixels' own luma, the tile) issued before the first store.
+  int la[P];
+#pragma unroll
+  for (int p = 0; p < P; ++p) la[p] = x < w && y + p < h ? S * int(__ldg(luma + std::int64_t(y + p) * ldl + x)) : 0;
+  float v[NS];
+  int l[NS];
+#pragma unroll
+  for (int k = 0; k < NS; ++k) {
+    const int i = tid + k * NT, yy = y0 - R + i / SX, xx = x0 - R + i % SX;
+    const bool in = i < SX * SY && yy >= 0 && yy < h && xx >= 0 && xx < w;
+    v[k] = in ? __ldg(depth + std::int64_t(yy) * ldd + xx) : 0.0f;
+    l[k] = in ? __ldg(luma + std::int64_t(yy) * ldl + xx) : 0;
+  }
+  for (int j = tid; j < NE * 8; j += NT) {
+    const float g = j / 8 < 256 ? tab.range[j / 8] : 0.0f;
+    table[j] = make_float4(g, g, g, g);
+  }
+#pragma unroll
+  for (int k = 0; k < NS; ++k) {
+    const int i = tid + k * NT;
+    const bool known = v[k] > 0.0f;  // also false for NaN
+    if (i < SX * SY) tile[i] = make_int2(__float_as_int(known ? v[k] : 0.0f), known ? S * l[k] : kUnknownLuma);
+  }
+  __syncthreads();
   if (x >= w || y >= h) return;
+  const int lane = 4 * tx, lim = lane + (NE - 1) * S;
+  const char* const tb = reinterpret_cast<const char*>(table);
+  auto weight = [&](int lb, int p) {  // the range weight of a neighbour staged as lb for pixel p
+    return *reinterpret_cast<const float*>(tb + min(int(__sad(lb, la[p], unsigned(lane))), lim));
+  };
   const int c = (P * ty + R) * SX + tx + R;
-  // The pixels' own luma (an unknown pixel's own depth does not matter, its luma does).
-  int ia[P];
   float s[P], ws[P];
 #pragma unroll
-  for (int p = 0; p < P; ++p) {
-    ia[p] = y + p < h ? 4 * int(__ldg(luma + std::int64_t(y + p) * ldl + x)) : 0;
-    s[p] = ws[p] = 0.0f;
-  }
-  const char* const lb = reinterpret_cast<const char*>(lut);
+  for (int p = 0; p < P; ++p) s[p] = ws[p] = 0.0f;
 #pragma unroll
   for (int dy = -R; dy <= R + P - 1; ++dy)
 #pragma unroll
-    for (int dx = -R; dx <= R; ++dx) {
-      const int2 b = tile[c + dy * SX + dx];
-      const float d = __int_as_float(b.x);
+    for (int p = 0; p < P; ++p) {
+      const int e = dy - p;  // the row offset of these taps for pixel p
+      if (e < -R || e > R) continue;
+      const int2* const row = tile + c + dy * SX;
+      if constexpr (kPairs) {
+        {
+          const int2 b = row[0];
+          const float wt = __fmul_rn(tab.spatial[e * e], weight(b.y, p));
+          s[p] = fmaf(wt, __int_as_float(b.x), s[p]);
+          ws[p] += wt;
+        }
 #pragma unroll
-      for (int p = 0; p < P; ++p) {
-        const int e = dy - p;  // the row offset of this tap for pixel p
-        if (e < -R || e > R) continue;
-        const int off = cls.of[e * e + dx * dx] * NE * 4;
-        const float wt = *reinterpret_cast<const float*>(lb + off + min(abs(ia[p] - b.y), 1024));
-        s[p] = fmaf(wt, d, s[p]);
-        ws[p] += wt;
+        for (int dx = 1; dx <= R; ++dx) {
+          const int2 b0 = row[-dx], b1 = row[dx];
+          const float g0 = weight(b0.y, p), g1 = weight(b1.y, p), gs = tab.spatial[e * e + dx * dx];
+          s[p] = fmaf(gs, fmaf(g1, __int_as_float(b1.x), g0 * __int_as_float(b0.x)), s[p]);
+          ws[p] = fmaf(gs, g0 + g1, ws[p]);
+        }
+      } else {
+#pragma unroll
+        for (int dx = -R; dx <= R; ++dx) {
+          const int2 b = row[dx];
+          // Rounded as a table of the products would round it.
+          const float wt = __fmul_rn(tab.spatial[e * e + dx * dx], weight(b.y, p));
+          s[p] = fmaf(wt, __int_as_float(b.x), s[p]);
+          ws[p] += wt;
+        }
       }
     }
 #pragma unroll
@@ -174,9 +185,10 @@ void bilateral(cudaStream_t stream, const float* depth, std::int64_t ldd, const 
                float* out, std::int64_t ldo, int h, int w, const video::BilateralTables& tab) {
   if (tab.radius != 5) return bilateral_one_per_thread(stream, depth, ldd, luma, ldl, out, ldo, h, w, tab);
   if (h <= 0 || w <= 0) return;
-  constexpr int P = 3;
-  const dim3 grid((w + kTx - 1) / kTx, (h + P * kTy - 1) / (P * kTy));
-  bilateral_rows_kernel<5, P><<<grid, dim3(kTx, kTy), 0, stream>>>(depth, ldd, luma, ldl, out, ldo, h, w, tab);
+  constexpr int P = 3, TY = 8;
+  const dim3 grid((w + 31) / 32, (h + P * TY - 1) / (P * TY));
+  bilateral_lanes_kernel<5, P, TY, kBilateralPairs><<<grid, dim3(32, TY), 0, stream>>>(depth, ldd, luma, ldl, out, ldo,
+                                                                                         h, w, tab);
   check(cudaGetLastError(), "bilateral launch");
 }
 

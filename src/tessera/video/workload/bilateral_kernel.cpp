@@ -120,7 +120,9 @@ class BilateralKernel final : public VideoKernel {
                      using E = typename decltype(tag)::space;
                      return [this](const RunSettings& rs) { return run_views<E>(rs, Path::portable); };
                    });
-    const char* native = "native CUDA kernel (what tessera::video::bilateral_filter selects on Cuda; K = 11: three pixels a thread)";
+    const char* native =
+        "native CUDA kernel (what tessera::video::bilateral_filter selects on Cuda; K = 11: three pixels a "
+        "thread, the range table once per lane)";
     const char* one = "native CUDA kernel, one pixel a thread at every K (the form before the three-pixel K = 11 kernel)";
 #if TESSERA_HAS_CUDA_NATIVE
     t.add_native("native-cuda", Platform::gpu, native,
