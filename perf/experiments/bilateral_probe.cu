@@ -125,8 +125,8 @@ __global__ void __launch_bounds__(32 * TY)
     bilateral_lane_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
                           std::int64_t ldl, float* __restrict__ out, std::int64_t ldo, int h, int w,
                           const video::BilateralTables tab) {
-  constexpr int SX = 32 + 2 * R, SY = P * TY + 2 * R, S = 128, NE = kAbs ? 257 : 512;
-  constexpr int kUnknown = S * 4096;
+  constexpr int SX = 32 + 2 * R, SY = P * TY + 2 * R, S = kLumaScale, NE = kAbs ? 257 : 512;
+  constexpr int kUnknown = kUnknownLuma;
   extern __shared__ float4 smem4[];
   float* rt = reinterpret_cast<float*>(smem4);
   int2* tile = reinterpret_cast<int2*>(rt + NE * 32);
@@ -150,25 +150,10 @@ __global__ void __launch_bounds__(32 * TY)
       const int la = x < w && y + p < h ? S * int(__ldg(luma + std::int64_t(y + p) * ldl + x)) : 0;
       ca[p] = kAbs ? la : lane + 255 * S - la;
     }
-    if (kUnrollStage) {
-      // Every load of the tile issued before the first store (one memory latency, not six).
-      constexpr int N = (SX * SY + 32 * TY - 1) / (32 * TY);
-      float v[N];
-      int l[N];
-#pragma unroll
-      for (int k = 0; k < N; ++k) {
-        const int i = tid + k * 32 * TY;
-        const int yy = y0 - R + i / SX, xx = x0 - R + i % SX;
-        const bool in = i < SX * SY && yy >= 0 && yy < h && xx >= 0 && xx < w;
-        v[k] = in ? __ldg(depth + std::int64_t(yy) * ldd + xx) : 0.0f;
-        l[k] = in ? __ldg(luma + std::int64_t(yy) * ldl + xx) : 0;
-      }
-#pragma unroll
-      for (int k = 0; k < N; ++k) {
-        const int i = tid + k * 32 * TY;
-        const bool known = v[k] > 0.0f;
-        if (i < SX * SY) tile[i] = make_int2(__float_as_int(known ? v[k] : 0.0f), known ? S * l[k] : kUnknown);
-      }
+    if (kUnrollStage) {  // every load of the tile issued before the first store, as the library does
+      LaneTile<SX, SY, 32 * TY> staged;
+      staged.load(depth, ldd, luma, ldl, h, w, y0 - R, x0 - R, tid);
+      staged.store(tile, tid);
     } else {
       for (int i = tid; i < SX * SY; i += 32 * TY) {
         const int yy = y0 - R + i / SX, xx = x0 - R + i % SX;
@@ -217,10 +202,8 @@ __global__ void __launch_bounds__(32 * TY)
     bilateral_lanes2_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
                             std::int64_t ldl, float* __restrict__ out, std::int64_t ldo, int h, int w,
                             const video::BilateralTables tab) {
-  constexpr int SX = 64 + 2 * R, SY = P * TY + 2 * R, NE = 257, S = 128;  // SX even: rows start 16-byte aligned
-  constexpr int kUnknownLuma = S * 4096;
-  constexpr int NT = 32 * TY, NS = (SX * SY + NT - 1) / NT;
-  __shared__ float4 table[NE * 8];
+  constexpr int SX = 64 + 2 * R, SY = P * TY + 2 * R, NT = 32 * TY;  // SX even: rows start 16-byte aligned
+  __shared__ float4 table[kLaneEntries * 8];
   __shared__ __align__(16) int2 tile[SY * SX];
   const int x0 = blockIdx.x * 64, y0 = blockIdx.y * P * TY;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
@@ -230,30 +213,14 @@ __global__ void __launch_bounds__(32 * TY)
   for (int p = 0; p < P; ++p)
 #pragma unroll
     for (int q = 0; q < 2; ++q)
-      la[p][q] = x + q < w && y + p < h ? S * int(__ldg(luma + std::int64_t(y + p) * ldl + x + q)) : 0;
-  float v[NS];
-  int l[NS];
-#pragma unroll
-  for (int k = 0; k < NS; ++k) {
-    const int i = tid + k * NT, yy = y0 - R + i / SX, xx = x0 - R + i % SX;
-    const bool in = i < SX * SY && yy >= 0 && yy < h && xx >= 0 && xx < w;
-    v[k] = in ? __ldg(depth + std::int64_t(yy) * ldd + xx) : 0.0f;
-    l[k] = in ? __ldg(luma + std::int64_t(yy) * ldl + xx) : 0;
-  }
-  for (int j = tid; j < NE * 8; j += NT) {
-    const float g = j / 8 < 256 ? tab.range[j / 8] : 0.0f;
-    table[j] = make_float4(g, g, g, g);
-  }
-#pragma unroll
-  for (int k = 0; k < NS; ++k) {
-    const int i = tid + k * NT;
-    const bool known = v[k] > 0.0f;
-    if (i < SX * SY) tile[i] = make_int2(__float_as_int(known ? v[k] : 0.0f), known ? S * l[k] : kUnknownLuma);
-  }
+      la[p][q] = x + q < w && y + p < h ? kLumaScale * int(__ldg(luma + std::int64_t(y + p) * ldl + x + q)) : 0;
+  LaneTile<SX, SY, NT> staged;
+  staged.load(depth, ldd, luma, ldl, h, w, y0 - R, x0 - R, tid);
+  fill_lane_table(table, tab, tid, NT);
+  staged.store(tile, tid);
   __syncthreads();
   if (x >= w || y >= h) return;
-  const int lane = 4 * tx, lim = lane + (NE - 1) * S;
-  const char* const tb = reinterpret_cast<const char*>(table);
+  const int lane = 4 * tx;
   float s[P][2], ws[P][2];
 #pragma unroll
   for (int p = 0; p < P; ++p) s[p][0] = s[p][1] = ws[p][0] = ws[p][1] = 0.0f;
@@ -274,9 +241,7 @@ __global__ void __launch_bounds__(32 * TY)
       if (e < -R || e > R) continue;
 #pragma unroll
       for (int q = 0; q < 2; ++q) {
-        auto g = [&](int lb) {
-          return *reinterpret_cast<const float*>(tb + min(int(__sad(lb, la[p][q], unsigned(lane))), lim));
-        };
+        auto g = [&](int lb) { return lane_weight(table, lb, la[p][q], lane); };
         const int2 c0 = nb[R + q];
         const float wt = __fmul_rn(tab.spatial[e * e], g(c0.y));
         s[p][q] = fmaf(wt, __int_as_float(c0.x), s[p][q]);

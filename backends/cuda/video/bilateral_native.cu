@@ -83,49 +83,81 @@ __global__ void __launch_bounds__(kTx* kTy)
 // included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one, on
 // smooth and random luma alike (one table of the weight products for all
 // lanes: 0.030-0.032 smooth, 0.034-0.036 random).
+// The parts of bilateral_lanes_kernel (perf/experiments/bilateral_probe
+// builds its candidate forms from them too). The table: NE float4, four
+// lanes' copies of an entry each; the luma staged as kLumaScale I.
+constexpr int kLaneEntries = 257, kLumaScale = 128;  // kLumaScale: bytes between entries
+constexpr int kUnknownLuma = kLumaScale * 4096;      // |L_A - it| >= 256 kLumaScale for every I_A
+
+__device__ inline void fill_lane_table(float4* table, const video::BilateralTables& tab, int tid, int nt) {
+  for (int j = tid; j < kLaneEntries * 8; j += nt) {
+    const float g = j / 8 < 256 ? tab.range[j / 8] : 0.0f;
+    table[j] = make_float4(g, g, g, g);
+  }
+}
+
+// The range weight of a neighbour staged as lb for a pixel staged as la, read
+// by lane c (lane4 = 4 c) from its own copy.
+__device__ inline float lane_weight(const float4* table, int lb, int la, int lane4) {
+  constexpr int lim = (kLaneEntries - 1) * kLumaScale;
+  return *reinterpret_cast<const float*>(reinterpret_cast<const char*>(table) +
+                                         min(int(__sad(lb, la, unsigned(lane4))), lim + lane4));
+}
+
+// An SY x SX tile of (bits of the depth, 0 when unknown; kLumaScale I, or
+// kUnknownLuma when unknown) with its corner at (ys, xs), possibly outside
+// the plane, staged by NT threads: load() issues every global load, store()
+// writes them to shared memory (one memory latency, not one a row of loads).
+template <int SX, int SY, int NT>
+struct LaneTile {
+  static constexpr int NS = (SX * SY + NT - 1) / NT;
+  float v[NS];
+  int l[NS];
+  __device__ void load(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
+                       std::int64_t ldl, int h, int w, int ys, int xs, int tid) {
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      const int i = tid + k * NT, yy = ys + i / SX, xx = xs + i % SX;
+      const bool in = i < SX * SY && yy >= 0 && yy < h && xx >= 0 && xx < w;
+      v[k] = in ? __ldg(depth + std::int64_t(yy) * ldd + xx) : 0.0f;
+      l[k] = in ? __ldg(luma + std::int64_t(yy) * ldl + xx) : 0;
+    }
+  }
+  __device__ void store(int2* tile, int tid) const {
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      const int i = tid + k * NT;
+      const bool known = v[k] > 0.0f;  // also false for NaN
+      if (i < SX * SY)
+        tile[i] = make_int2(__float_as_int(known ? v[k] : 0.0f), known ? kLumaScale * l[k] : kUnknownLuma);
+    }
+  }
+};
+
 template <int R, int P, int TY, bool kPairs>
 __global__ void __launch_bounds__(32 * TY)
     bilateral_lanes_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
                            std::int64_t ldl, float* __restrict__ out, std::int64_t ldo, int h, int w,
                            const video::BilateralTables tab) {
-  constexpr int SX = 32 + 2 * R, SY = P * TY + 2 * R, NE = 257, S = 128;  // S: bytes between entries
-  constexpr int kUnknownLuma = S * 4096;                                  // |L_A - it| >= 256 S for every I_A
-  constexpr int NT = 32 * TY, NS = (SX * SY + NT - 1) / NT;              // staging loads a thread
-  __shared__ float4 table[NE * 8];                                         // 4 lanes' copies of an entry a float4
-  __shared__ int2 tile[SY * SX];                                           // (bits of the depth, 0 when unknown; L)
+  constexpr int SX = 32 + 2 * R, SY = P * TY + 2 * R, NT = 32 * TY;
+  __shared__ float4 table[kLaneEntries * 8];
+  __shared__ int2 tile[SY * SX];
   const int x0 = blockIdx.x * 32, y0 = blockIdx.y * P * TY;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
   const int x = x0 + tx, y = y0 + P * ty;
   // Every global load (the pixels' own luma, the tile) issued before the first store.
   int la[P];
 #pragma unroll
-  for (int p = 0; p < P; ++p) la[p] = x < w && y + p < h ? S * int(__ldg(luma + std::int64_t(y + p) * ldl + x)) : 0;
-  float v[NS];
-  int l[NS];
-#pragma unroll
-  for (int k = 0; k < NS; ++k) {
-    const int i = tid + k * NT, yy = y0 - R + i / SX, xx = x0 - R + i % SX;
-    const bool in = i < SX * SY && yy >= 0 && yy < h && xx >= 0 && xx < w;
-    v[k] = in ? __ldg(depth + std::int64_t(yy) * ldd + xx) : 0.0f;
-    l[k] = in ? __ldg(luma + std::int64_t(yy) * ldl + xx) : 0;
-  }
-  for (int j = tid; j < NE * 8; j += NT) {
-    const float g = j / 8 < 256 ? tab.range[j / 8] : 0.0f;
-    table[j] = make_float4(g, g, g, g);
-  }
-#pragma unroll
-  for (int k = 0; k < NS; ++k) {
-    const int i = tid + k * NT;
-    const bool known = v[k] > 0.0f;  // also false for NaN
-    if (i < SX * SY) tile[i] = make_int2(__float_as_int(known ? v[k] : 0.0f), known ? S * l[k] : kUnknownLuma);
-  }
+  for (int p = 0; p < P; ++p)
+    la[p] = x < w && y + p < h ? kLumaScale * int(__ldg(luma + std::int64_t(y + p) * ldl + x)) : 0;
+  LaneTile<SX, SY, NT> staged;
+  staged.load(depth, ldd, luma, ldl, h, w, y0 - R, x0 - R, tid);
+  fill_lane_table(table, tab, tid, NT);
+  staged.store(tile, tid);
   __syncthreads();
   if (x >= w || y >= h) return;
-  const int lane = 4 * tx, lim = lane + (NE - 1) * S;
-  const char* const tb = reinterpret_cast<const char*>(table);
-  auto weight = [&](int lb, int p) {  // the range weight of a neighbour staged as lb for pixel p
-    return *reinterpret_cast<const float*>(tb + min(int(__sad(lb, la[p], unsigned(lane))), lim));
-  };
+  const int lane = 4 * tx;
+  auto weight = [&](int lb, int p) { return lane_weight(table, lb, la[p], lane); };
   const int c = (P * ty + R) * SX + tx + R;
   float s[P], ws[P];
 #pragma unroll
