@@ -6,6 +6,7 @@
 // output frames, same padding in x, y. Each kernel's output is poisoned
 // with NaN, then checked against a one-thread-per-output kernel (relative
 // error, NaN fails); time = median of 15 event-timed launches after 3 warm-ups.
+// Arguments: the k to run (default every odd k = 3..15).
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON
 // (perf/README.md): build/cuda/perf/experiments/conv3d_frames_probe; by hand:
 // nvcc -O3 -arch=sm_90 -std=c++17 -Isrc -Ibackends/cuda
@@ -77,8 +78,23 @@ void probe() {
   run("4 fr, 4-byte copies",
       [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 1, false, true>>(nullptr, v, taps, out, g); });
   run("4 fr", [&] { nc::launch_frames<K, Shape<4, 5, 4, 3>>(nullptr, v, taps, out, g); });
-  if constexpr (K <= 5)
+  if constexpr (K <= 5) {
     run("4 fr, unrolled, 2 buf", [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 1, true>>(nullptr, v, taps, out, g); });
+    // Registers capped so that 5 or 6 blocks fit an SM: 644 blocks in one wave.
+    run("4 fr, unrolled, 2 buf, 5 an SM",
+        [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 5, true>>(nullptr, v, taps, out, g); });
+    run("4 fr, unrolled, 2 buf, 6 an SM",
+        [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 6, true>>(nullptr, v, taps, out, g); });
+    run("4 fr, unrolled, 3 buf, 5 an SM",
+        [&] { nc::launch_frames<K, Shape<4, 5, 4, 3, 5, true>>(nullptr, v, taps, out, g); });
+    run("4 fr, 2 buf, 5 an SM", [&] { nc::launch_frames<K, Shape<4, 5, 4, 2, 5>>(nullptr, v, taps, out, g); });
+    run("4 fr, 7 rows, unrolled, 2 buf",
+        [&] { nc::launch_frames<K, Shape<4, 7, 4, 2, 1, true>>(nullptr, v, taps, out, g); });
+    run("4 fr, 4 rows, unrolled, 2 buf, 6 an SM",
+        [&] { nc::launch_frames<K, Shape<4, 4, 4, 2, 6, true>>(nullptr, v, taps, out, g); });
+    run("2 fr, unrolled, 2 buf, 8 an SM",
+        [&] { nc::launch_frames<K, Shape<2, 5, 4, 2, 8, true>>(nullptr, v, taps, out, g); });
+  }
   run("2 fr, 64 reg", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
   run("2 fr, 64 reg, 4-byte copies",
       [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8, false, true>>(nullptr, v, taps, out, g); });
@@ -88,13 +104,20 @@ void probe() {
   CK(cudaFree(taps));
 }
 
-int main() {
-  probe<3>();
-  probe<5>();
-  probe<7>();
-  probe<9>();
-  probe<11>();
-  probe<13>();
-  probe<15>();
+// Every odd k = 3..15, or the ones named on the command line.
+int main(int argc, char** argv) {
+  auto want = [&](int k) {
+    if (argc < 2) return true;
+    for (int i = 1; i < argc; ++i)
+      if (std::atoi(argv[i]) == k) return true;
+    return false;
+  };
+  if (want(3)) probe<3>();
+  if (want(5)) probe<5>();
+  if (want(7)) probe<7>();
+  if (want(9)) probe<9>();
+  if (want(11)) probe<11>();
+  if (want(13)) probe<13>();
+  if (want(15)) probe<15>();
   return 0;
 }

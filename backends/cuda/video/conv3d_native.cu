@@ -41,7 +41,9 @@ using conv3d_detail::cp_async_wait;
 // The shape by k, measured side by side on the H100 at the paper's size
 // (perf/experiments/conv3d_frames_probe, docs/perf/video.md): 4 output frames
 // a block at k = 3, 5 and 15, 2 (twice the blocks; 64 registers so that the
-// registers do not cap the blocks an SM) at k = 7..13; at k <= 5 the frame
+// registers do not cap the blocks an SM) at k = 7..13; at k <= 5 registers
+// for 5 blocks an SM (~96: the paper size's 644 blocks then run as one wave,
+// not 528 and a tail of 116; 9-13% faster); at k <= 5 the frame
 // loop of a whole block is unrolled (plane, buffer and branch of every tap
 // resolved at compile time), with 2 buffers at k = 5; 16-byte copies where
 // the rows allow them, except at k = 15 where 4-byte copies measured faster.
@@ -50,7 +52,7 @@ struct FramesShape {
   static constexpr int FO = K <= 5 || K == 15 ? 4 : 2;  // output frames a block
   static constexpr int R = 5, TY = 4;                   // rows a thread, thread rows a block
   static constexpr int NB = K == 5 ? 2 : 3;             // stage buffers (frames in flight: NB - 1)
-  static constexpr int MB = FO == 2 ? 8 : 1;            // blocks an SM asked of the register allocator
+  static constexpr int MB = FO == 2 ? 8 : K <= 5 ? 5 : 1;  // blocks an SM asked of the register allocator
   static constexpr bool UNROLL = K <= 5;                // whole-block frame loop unrolled
   static constexpr bool NO_VEC4 = K == 15;              // 4-byte copies only
 };

@@ -34,7 +34,7 @@ void bilateral_filter(const ExecSpace& exec, const Depth& depth, const Luma& lum
     throw std::invalid_argument("tessera::video::bilateral_filter: depth, luma and out extents differ");
   if (depth.data() == out.data() && depth.size() > 0)
     throw std::invalid_argument("tessera::video::bilateral_filter: out must not alias depth");
-  const BilateralTables tab = make_bilateral_tables(params);
+  const BilateralTables& tab = bilateral_tables_cached(params);
   if (depth.size() == 0) return;
   impl::BilateralSpec<ExecSpace, Depth, Luma, Out>::apply(exec, depth, luma, out, tab);
 }

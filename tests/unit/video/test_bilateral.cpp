@@ -128,6 +128,25 @@ TYPED_TEST(Bilateral, MatchesDoubleLoop) {
 #endif
 }
 
+// The cached tables follow the parameters (a change of any one rebuilds
+// them) and a rejected set leaves them as they were.
+TEST(BilateralTables, CacheFollowsTheParameters) {
+  using tessera::video::bilateral_tables_cached;
+  using tessera::video::make_bilateral_tables;
+  auto same = [](const tessera::video::BilateralTables& a, const tessera::video::BilateralTables& b) {
+    if (a.radius != b.radius) return false;
+    for (int i = 0; i < tessera::video::kBilateralSpatialSize; ++i)
+      if (a.spatial[i] != b.spatial[i]) return false;
+    for (int i = 0; i < 256; ++i)
+      if (a.range[i] != b.range[i]) return false;
+    return true;
+  };
+  const BilateralParams sets[] = {{}, {7, 3.0, 10.0}, {7, 2.0, 10.0}, {7, 2.0, 15.0}, {}};
+  for (const auto& p : sets) EXPECT_TRUE(same(bilateral_tables_cached(p), make_bilateral_tables(p)));
+  EXPECT_THROW(bilateral_tables_cached(BilateralParams{4, 3.0, 10.0}), std::invalid_argument);
+  EXPECT_TRUE(same(bilateral_tables_cached(BilateralParams{}), make_bilateral_tables(BilateralParams{})));
+}
+
 TYPED_TEST(Bilateral, RejectsBadArguments) {
   using M = typename TypeParam::memory_space;
   Kokkos::View<float**, Kokkos::LayoutRight, M> d("d", 4, 5), o("o", 4, 5), o2("o2", 4, 6);

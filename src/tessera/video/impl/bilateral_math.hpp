@@ -40,4 +40,17 @@ inline BilateralTables make_bilateral_tables(const BilateralParams& p) {
   return t;
 }
 
+// The tables of the last parameters this thread asked for (a video filters
+// every frame with the same ones; the 355 exponentials cost microseconds a
+// call, which a device timer around bilateral_filter sees).
+inline const BilateralTables& bilateral_tables_cached(const BilateralParams& p) {
+  thread_local BilateralParams last{0, 0.0, 0.0};  // never valid: the first call builds
+  thread_local BilateralTables tables;
+  if (p.k != last.k || p.sigma_s != last.sigma_s || p.sigma_r != last.sigma_r) {
+    tables = make_bilateral_tables(p);  // validates first: a bad p leaves the cache as it was
+    last = p;
+  }
+  return tables;
+}
+
 }  // namespace tessera::video
