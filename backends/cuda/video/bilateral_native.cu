@@ -68,24 +68,10 @@ __global__ void __launch_bounds__(kTx* kTy)
   out[std::int64_t(y) * ldo + x] = wsum > 0.0f ? sum / wsum : 0.0f;
 }
 
-// The default K = 11 (R = 5): P = 3 vertically adjacent pixels a thread
-// (13 staged rows feed 3 x 11 rows of taps; 800 x 600 frames split into whole
-// 32 x 24 tiles). The range weight is one shared load from a table held once
-// per lane: entry e (|I_A - I_B| = 0..255, a zero entry at 256 for unknown
-// neighbours) of lane c's copy at word 32 e + c, so each lane reads its own
-// bank whatever the luma (a single table made the lanes' loads conflict ~3-way
-// on textured luma). The luma is staged as 128 I (the entry's byte offset;
-// an unknown neighbour's far off), and a tap's offset is min(|L_A - L_B| +
-// 4 c, lim): one absolute-difference-and-add and one min. The spatial weight
-// is a constant factor; with kPairs the taps dx and -dx of a row (one
-// distance) share it: per tap pair two lookups, a multiply, three FMAs and an
-// add. H100, 800 x 600 (perf/experiments/bilateral_probe, a launch of ~6 us
-// included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one, on
-// smooth and random luma alike (one table of the weight products for all
-// lanes: 0.030-0.032 smooth, 0.034-0.036 random).
 // The parts of bilateral_lanes_kernel (perf/experiments/bilateral_probe
-// builds its candidate forms from them too). The table: NE float4, four
-// lanes' copies of an entry each; the luma staged as kLumaScale I.
+// builds its candidate forms from them too). The table: kLaneEntries x 8
+// float4, four lanes' copies of an entry each; the luma staged as
+// kLumaScale I.
 constexpr int kLaneEntries = 257, kLumaScale = 128;  // kLumaScale: bytes between entries
 constexpr int kUnknownLuma = kLumaScale * 4096;      // |L_A - it| >= 256 kLumaScale for every I_A
 
@@ -134,6 +120,21 @@ struct LaneTile {
   }
 };
 
+// The default K = 11 (R = 5): P = 3 vertically adjacent pixels a thread
+// (13 staged rows feed 3 x 11 rows of taps; 800 x 600 frames split into whole
+// 32 x 24 tiles). The range weight is one shared load from a table held once
+// per lane: entry e (|I_A - I_B| = 0..255, a zero entry at 256 for unknown
+// neighbours) of lane c's copy at word 32 e + c, so each lane reads its own
+// bank whatever the luma (a single table made the lanes' loads conflict ~3-way
+// on textured luma). The luma is staged as 128 I (the entry's byte offset;
+// an unknown neighbour's far off), and a tap's offset is min(|L_A - L_B| +
+// 4 c, lim): one absolute-difference-and-add and one min. The spatial weight
+// is a constant factor; with kPairs the taps dx and -dx of a row (one
+// distance) share it: per tap pair two lookups, a multiply, three FMAs and an
+// add. H100, 800 x 600 (perf/experiments/bilateral_probe, a launch of ~6 us
+// included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one, on
+// smooth and random luma alike (one table of the weight products for all
+// lanes: 0.030-0.032 smooth, 0.034-0.036 random).
 template <int R, int P, int TY, bool kPairs>
 __global__ void __launch_bounds__(32 * TY)
     bilateral_lanes_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
