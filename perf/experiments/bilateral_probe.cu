@@ -2,9 +2,10 @@
 // the paper's 800 x 600, K = 11 (issue 21: <= 0.03 ms): one pixel a thread;
 // two, three or four pixels a thread with one table of the weight products
 // (the library's form before the per-lane table); the library's kernel (the
-// range table once per lane, taps one by one or dx / -dx in pairs); the
-// per-lane candidates not kept (signed-difference table, persistent blocks,
-// other tiles, two columns a thread); an empty launch (the launch and timer
+// range table once per lane, taps dx / -dx in pairs); the per-lane
+// candidates not kept (taps one by one: lane_abs_p3_ty8_unrolled;
+// signed-difference table, persistent blocks, other tiles, two columns a
+// thread); an empty launch (the launch and timer
 // cost every row includes). Luma smooth (neighbours close: table loads mostly
 // broadcasts) and random (worst case for bank conflicts). Each form is
 // checked against the one-pixel kernel's output (max |difference|).
@@ -339,9 +340,6 @@ int main() {
     row("one_per_thread", [&] { bilateral_kernel<5><<<g1, b>>>(dd, w, ld, w, o2, w, h, w, tab); });
     row("pairs_weight_table", [&] { bilateral_rows_kernel<5, 2><<<g2, b>>>(dd, w, ld, w, o2, w, h, w, tab); });
     row("library", [&] { bilateral(nullptr, dd, w, ld, w, o2, w, h, w, tab); });
-    row("lanes_p3_taps", [&] { bilateral_lanes_kernel<5, 3, 8, false><<<g3, b>>>(dd, w, ld, w, o2, w, h, w, tab); });
-    row("lanes_p3_tap_pairs",
-        [&] { bilateral_lanes_kernel<5, 3, 8, true><<<g3, b>>>(dd, w, ld, w, o2, w, h, w, tab); });
     row("lanes2_p3_ty4", [&] {
       bilateral_lanes2_kernel<5, 3, 4>
           <<<dim3((w + 63) / 64, (h + 11) / 12), dim3(32, 4)>>>(dd, w, ld, w, o2, w, h, w, tab);

@@ -15,7 +15,6 @@ namespace {
 constexpr int kTx = 32, kTy = 8;
 constexpr int kMaxR = video::kMaxBilateralK / 2;
 constexpr int kMaxS = (kTx + 2 * kMaxR) * (kTy + 2 * kMaxR);
-constexpr bool kBilateralPairs = true;  // bilateral_lanes_kernel: taps dx, -dx share G_s (3% faster)
 
 // R >= 0: the radius at compile time (the default K = 11): the window is
 // unrolled, so the spatial weights are constant-bank operands of the FMAs;
@@ -129,13 +128,14 @@ struct LaneTile {
 // on textured luma). The luma is staged as 128 I (the entry's byte offset;
 // an unknown neighbour's far off), and a tap's offset is min(|L_A - L_B| +
 // 4 c, lim): one absolute-difference-and-add and one min. The spatial weight
-// is a constant factor; with kPairs the taps dx and -dx of a row (one
-// distance) share it: per tap pair two lookups, a multiply, three FMAs and an
-// add. H100, 800 x 600 (perf/experiments/bilateral_probe, a launch of ~6 us
-// included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one, on
-// smooth and random luma alike (one table of the weight products for all
-// lanes: 0.030-0.032 smooth, 0.034-0.036 random).
-template <int R, int P, int TY, bool kPairs>
+// is a constant factor shared by the taps dx and -dx of a row (one
+// distance): per tap pair two lookups, a multiply, three FMAs and an add.
+// H100, 800 x 600 (perf/experiments/bilateral_probe, a launch of ~6 us
+// included): 0.024-0.026 ms with the pairs, 0.025-0.027 taps one by one (the
+// probe's lane_abs_p3_ty8_unrolled), on smooth and random luma alike (one
+// table of the weight products for all lanes: 0.030-0.032 smooth,
+// 0.034-0.036 random).
+template <int R, int P, int TY>
 __global__ void __launch_bounds__(32 * TY)
     bilateral_lanes_kernel(const float* __restrict__ depth, std::int64_t ldd, const std::uint8_t* __restrict__ luma,
                            std::int64_t ldl, float* __restrict__ out, std::int64_t ldo, int h, int w,
@@ -170,29 +170,18 @@ __global__ void __launch_bounds__(32 * TY)
       const int e = dy - p;  // the row offset of these taps for pixel p
       if (e < -R || e > R) continue;
       const int2* const row = tile + c + dy * SX;
-      if constexpr (kPairs) {
-        {
-          const int2 b = row[0];
-          const float wt = __fmul_rn(tab.spatial[e * e], weight(b.y, p));
-          s[p] = fmaf(wt, __int_as_float(b.x), s[p]);
-          ws[p] += wt;
-        }
+      {
+        const int2 b = row[0];
+        const float wt = __fmul_rn(tab.spatial[e * e], weight(b.y, p));
+        s[p] = fmaf(wt, __int_as_float(b.x), s[p]);
+        ws[p] += wt;
+      }
 #pragma unroll
-        for (int dx = 1; dx <= R; ++dx) {
-          const int2 b0 = row[-dx], b1 = row[dx];
-          const float g0 = weight(b0.y, p), g1 = weight(b1.y, p), gs = tab.spatial[e * e + dx * dx];
-          s[p] = fmaf(gs, fmaf(g1, __int_as_float(b1.x), g0 * __int_as_float(b0.x)), s[p]);
-          ws[p] = fmaf(gs, g0 + g1, ws[p]);
-        }
-      } else {
-#pragma unroll
-        for (int dx = -R; dx <= R; ++dx) {
-          const int2 b = row[dx];
-          // Rounded as a table of the products would round it.
-          const float wt = __fmul_rn(tab.spatial[e * e + dx * dx], weight(b.y, p));
-          s[p] = fmaf(wt, __int_as_float(b.x), s[p]);
-          ws[p] += wt;
-        }
+      for (int dx = 1; dx <= R; ++dx) {
+        const int2 b0 = row[-dx], b1 = row[dx];
+        const float g0 = weight(b0.y, p), g1 = weight(b1.y, p), gs = tab.spatial[e * e + dx * dx];
+        s[p] = fmaf(gs, fmaf(g1, __int_as_float(b1.x), g0 * __int_as_float(b0.x)), s[p]);
+        ws[p] = fmaf(gs, g0 + g1, ws[p]);
       }
     }
 #pragma unroll
@@ -220,8 +209,7 @@ void bilateral(cudaStream_t stream, const float* depth, std::int64_t ldd, const 
   if (h <= 0 || w <= 0) return;
   constexpr int P = 3, TY = 8;
   const dim3 grid((w + 31) / 32, (h + P * TY - 1) / (P * TY));
-  bilateral_lanes_kernel<5, P, TY, kBilateralPairs><<<grid, dim3(32, TY), 0, stream>>>(depth, ldd, luma, ldl, out, ldo,
-                                                                                         h, w, tab);
+  bilateral_lanes_kernel<5, P, TY><<<grid, dim3(32, TY), 0, stream>>>(depth, ldd, luma, ldl, out, ldo, h, w, tab);
   check(cudaGetLastError(), "bilateral launch");
 }
 
