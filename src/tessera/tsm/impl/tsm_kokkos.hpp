@@ -213,14 +213,17 @@ inline void tsmm_host_chunk(const double* a0, const double* a1, const double* c,
 // in GCC vector pairs, then one: left to the auto-vectoriser inside the
 // OpenMP-outlined functor, g++ mixed scalar and vector code and stored
 // element by element (33% of copy at M = N = 4).
+// One output of host TSMM: row ak of a times column n of c (M x N, row-major)
+// into *o (beta = 0 never reads it); the rows' tails.
+inline void tsmm_host_one(const double* ak, const double* c, int M, int N, int n, double* o, double beta) {
+  double x = 0;
+  for (int m = 0; m < M; ++m) x += ak[m] * c[m * N + n];
+  *o = beta != 0.0 ? x + beta * *o : x;
+}
+
 [[gnu::noinline]] inline void tsmm_host_rows(const double* a, std::ptrdiff_t a_row, const double* c, int M, int N,
                                              double* b, std::ptrdiff_t b_row, std::int64_t rows, double beta) {
-  // One output: row ak of a times column n of c into *o.
-  const auto one = [&](const double* ak, int n, double* o) {
-    double x = 0;
-    for (int m = 0; m < M; ++m) x += ak[m] * c[m * N + n];
-    *o = beta != 0.0 ? x + beta * *o : x;
-  };
+  const auto one = [&](const double* ak, int n, double* o) { tsmm_host_one(ak, c, M, N, n, o, beta); };
   std::int64_t k = 0;
   for (; k + 2 <= rows; k += 2) {
     const double* a0 = a + k * a_row;
@@ -279,12 +282,7 @@ template <int N>
     }
   }
   for (; k < rows; ++k)
-    for (int n = 0; n < N; ++n) {
-      double x = 0;
-      for (int m = 0; m < M; ++m) x += a[k * a_row + m] * c[m * N + n];
-      double* o = b + k * N + n;
-      *o = beta != 0.0 ? x + beta * *o : x;
-    }
+    for (int n = 0; n < N; ++n) tsmm_host_one(a + k * a_row, c, M, N, n, b + k * N + n, beta);
 }
 #endif
 
