@@ -2,6 +2,7 @@
 
 #include "tessera/config.hpp"
 #include "tessera/core/build_info.hpp"
+#include "tessera/core/cache_info.hpp"
 #include "tessera/core/fma_peak.hpp"
 #include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/platform.hpp"
@@ -136,18 +137,7 @@ double llc_bytes(Platform p) {
 #endif
     return 0;
   }
-  // The highest cache level sysfs lists for CPU 0.
-  double best = 0;
-  for (int i = 0; i < 8; ++i) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
-    std::string s;
-    if (!(in >> s) || s.empty()) continue;
-    double v = std::atof(s.c_str());
-    if (s.back() == 'K') v *= 1024;
-    if (s.back() == 'M') v *= 1024 * 1024;
-    best = std::max(best, v);
-  }
-  return best;
+  return double(host_llc_bytes());  // the kernels' own rule (sysfs, highest level of CPU 0)
 }
 
 // --------------------------------------------------------------- cache --
