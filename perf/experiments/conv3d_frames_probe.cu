@@ -27,20 +27,6 @@ struct Shape {
   static constexpr bool UNROLL = UNROLL_, NO_VEC4 = NO_VEC4_;
 };
 
-__global__ void reference(const float* v, float* out, int K, int H, int W, int shift) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, t = blockIdx.z;
-  if (x >= W) return;
-  float s = 0.f;
-  for (int l = 0; l < K; ++l)
-    for (int j = 0; j < K; ++j)
-      for (int m = 0; m < K; ++m) {
-        const int yy = y + shift + j, xx = x + shift + m;
-        if (yy >= 0 && yy < H && xx >= 0 && xx < W)
-          s = fmaf(nc::c_conv3d_kf[(l * K + j) * K + m], v[(std::size_t(t + l) * H + yy) * W + xx], s);
-      }
-  out[(std::size_t(t) * H + y) * W + x] = s;
-}
-
 template <int K>
 void probe() {
   const int H = 560, W = 720, To = 4, T = To + K - 1, shift = -(K / 2);
@@ -52,26 +38,17 @@ void probe() {
   CK(cudaMalloc(&taps, K * K * K * 4));
   fill<<<unsigned((nin + 255) / 256), 256>>>(v, (long long)nin, 1u);
   fill<<<(K * K * K + 255) / 256, 256>>>(taps, K * K * K, 2u);
-  CK(cudaMemcpyToSymbol(nc::c_conv3d_kf, taps, K * K * K * 4, 0, cudaMemcpyDeviceToDevice));
-  reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, ref, K, H, W, shift);
+  conv3d_reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, taps, ref, K, H, W, shift);
   CK(cudaDeviceSynchronize());
-  std::vector<float> r(nout), o(nout);
+  std::vector<float> r(nout);
   CK(cudaMemcpy(r.data(), ref, nout * 4, cudaMemcpyDeviceToHost));
   auto run = [&](const char* name, auto launch) {
-    CK(cudaMemset(out, 0xff, nout * 4));  // NaN
-    launch();
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(o.data(), out, nout * 4, cudaMemcpyDeviceToHost));
-    double err = 0, scale = 0;
-    for (std::size_t i = 0; i < nout; ++i) {
-      const double d = std::fabs(double(o[i]) - r[i]);
-      err = (d == d && err == err) ? std::max(err, d) : NAN;
-      scale = std::max(scale, std::fabs(double(r[i])));
-    }
-    const float ms = median_ms(launch);
+    double err = 0;
+    const float ms = checked_median_ms(launch, out, r, err);
     std::printf("k = %2d  %-16s %8.4f ms  %5.1f TFLOP/s  rel. error %.1e%s\n", K, name, ms,
-                2.0 * nout * K * K * K / (ms * 1e9), err / scale, err / scale < 1e-5 ? "" : "  WRONG");
+                2.0 * nout * K * K * K / (ms * 1e9), err, err < 1e-5 ? "" : "  WRONG");
   };
+
   tessera::video::impl::Conv3dGeometry g{};
   g.k = K, g.H = H, g.W = W, g.Ho = H, g.Wo = W, g.To = To, g.shift = shift;
   run("library shape", [&] { nc::launch_frames<K>(nullptr, v, taps, out, g); });

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -68,6 +69,44 @@ float median_ms(Launch&& launch, int reps = 15) {
   CK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// conv3d, one thread an output (the conv3d probes' reference): kf the flipped
+// kernel, k^3 floats; grid (ceil(W / blockDim.x), H, output frames), same
+// padding with shift = -(K / 2), valid with 0 (then H, W are the output's).
+__global__ void conv3d_reference(const float* v, const float* kf, float* out, int K, int H, int W, int shift) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, t = blockIdx.z;
+  if (x >= W) return;
+  float s = 0.f;
+  for (int l = 0; l < K; ++l)
+    for (int j = 0; j < K; ++j)
+      for (int m = 0; m < K; ++m) {
+        const int yy = y + shift + j, xx = x + shift + m;
+        if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+          s = fmaf(kf[(l * K + j) * K + m], v[(std::size_t(t + l) * H + yy) * W + xx], s);
+      }
+  out[(std::size_t(t) * H + y) * W + x] = s;
+}
+
+// One launch into out (n floats, poisoned with NaN first) checked against
+// ref: the largest |out - ref| over max |ref| (NaN if any output is NaN or
+// unwritten); then the median of timed launches. Returns the time in ms.
+template <class Launch>
+float checked_median_ms(Launch&& launch, float* out, const std::vector<float>& ref, double& rel_err) {
+  const std::size_t n = ref.size();
+  std::vector<float> o(n);
+  CK(cudaMemset(out, 0xff, n * sizeof(float)));  // NaN
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(o.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(double(o[i]) - ref[i]);
+    err = (d == d && err == err) ? std::max(err, d) : NAN;
+    scale = std::max(scale, std::fabs(double(ref[i])));
+  }
+  rel_err = err / scale;
+  return median_ms(launch);
 }
 
 // A 32 x 8 block's sum of g into partial[block] (what the library's sweeps

@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <string>
+#include <vector>
 
 namespace tessera::video {
 
@@ -67,10 +68,13 @@ inline impl::Conv3dGeometry conv3d_geometry(long long T, long long H, long long 
   return g;
 }
 
-// The kernel as the correlation kernels use it: kf(l, j, m) = K(k-1-l, k-1-j, k-1-m).
+// The kernel as the correlation kernels use it: kf(l, j, m) = K(k-1-l, k-1-j, k-1-m),
+// in the execution space's memory and, for kernels that take their taps as
+// launch parameters, in host memory.
 template <class MemorySpace>
 struct Conv3dFilter {
   Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> flipped;
+  std::vector<float> flipped_host;  // flipped, k^3 floats
   int k = 0;
 };
 
@@ -88,6 +92,8 @@ Conv3dFilter<typename ExecSpace::memory_space> make_conv3d_filter(const ExecSpac
   f.flipped = decltype(f.flipped)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::video::conv3d_kernel"),
                                   k, k, k);
   impl::conv3d_flip_kokkos(exec, K, f.flipped);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.flipped);
+  f.flipped_host.assign(h.data(), h.data() + h.size());
   return f;
 }
 
@@ -119,7 +125,8 @@ void conv3d(const ExecSpace& exec, const VView& V, const Conv3dFilter<typename E
     case Conv3dAlgorithm::streaming: impl::conv3d_streaming_kokkos(exec, V, kf, out, g); break;
     case Conv3dAlgorithm::register_blocked: impl::conv3d_register_kokkos(exec, V, kf, out, g); break;
     case Conv3dAlgorithm::automatic:
-      impl::Conv3dSpec<ExecSpace, VView, OView>::apply(exec, V, kf, out, g, options.integer_samples);
+      impl::Conv3dSpec<ExecSpace, VView, OView>::apply(exec, V, kf, filter.flipped_host.data(), out, g,
+                                                       options.integer_samples);
       break;
   }
 }

@@ -17,9 +17,12 @@ namespace tessera::native_cuda {
 // each input frame is staged once in shared memory (asynchronous 16-byte
 // copies where W % 4 == 0, 4-byte otherwise, one or two frames ahead) and
 // feeds every output frame of the block that uses it; the taps are read from
-// kf into shared memory once a block; one instantiation per k.
+// kf into shared memory once a block; one instantiation per k. kf_host, where
+// the caller has it, is the same flipped kernel in host memory: at k <= 5
+// (and W % 4 == 0, two or more output frames) its taps go to the kernel as
+// parameters, FMA operands from the constant bank (conv3d_taps_kernel).
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
-                     const video::impl::Conv3dGeometry& g);
+                     const video::impl::Conv3dGeometry& g, const float* kf_host = nullptr);
 
 // The paper's STREAMING algorithm with the k partial sums of each column in
 // registers: 32 columns x 64 output rows of one frame per block, marching down

@@ -17,8 +17,8 @@ namespace tessera::video::impl {
 template <class ExecSpace, class VView, class OView, class Enable = void>
 struct Conv3dSpec {
   template <class KView>
-  static void apply(const ExecSpace& exec, const VView& v, const KView& kf, const OView& out, const Conv3dGeometry& g,
-                    bool /*integer_samples*/) {
+  static void apply(const ExecSpace& exec, const VView& v, const KView& kf, const float* /*kf_host*/,
+                    const OView& out, const Conv3dGeometry& g, bool /*integer_samples*/) {
     conv3d_register_kokkos(exec, v, kf, out, g);
   }
 };
@@ -33,13 +33,13 @@ template <class VView, class OView>
 struct Conv3dSpec<Kokkos::Cuda, VView, OView,
                   std::enable_if_t<conv3d_native_view_v<VView> && conv3d_native_view_v<OView>>> {
   template <class KView>
-  static void apply(const Kokkos::Cuda& exec, const VView& v, const KView& kf, const OView& out,
-                    const Conv3dGeometry& g, bool integer_samples) {
+  static void apply(const Kokkos::Cuda& exec, const VView& v, const KView& kf, const float* kf_host,
+                    const OView& out, const Conv3dGeometry& g, bool integer_samples) {
     if (v.span_is_contiguous() && out.span_is_contiguous() && integer_samples &&
         native_cuda::conv3d_tensor_supports(g.k))
       native_cuda::conv3d_tensor(exec.cuda_stream(), v.data(), kf.data(), out.data(), g);
     else if (v.span_is_contiguous() && out.span_is_contiguous())
-      native_cuda::conv3d_register(exec.cuda_stream(), v.data(), kf.data(), out.data(), g);
+      native_cuda::conv3d_register(exec.cuda_stream(), v.data(), kf.data(), out.data(), g, kf_host);
     else
       conv3d_register_kokkos(exec, v, kf, out, g);
   }

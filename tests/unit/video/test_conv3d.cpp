@@ -192,7 +192,10 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
           // 32-column tiles; 1, 4 or 5 output frames (the register kernel takes
           // 4 or 2 a block: whole and partial blocks; one frame, the sliding
           // window's call, a shape of its own); wide rows (W % 4 == 0) take the
-          // register kernel's 16-byte copies, the others its 4-byte copies.
+          // register kernel's 16-byte copies, the others its 4-byte copies; the
+          // register kernel once with the device taps only and once with the
+          // host copy too (at k <= 5, wide, two or more frames: the taps as
+          // launch parameters, conv3d_taps_kernel).
           const int T = To + k - 1, H = valid ? 70 + k : 83, W = wide ? 72 : (valid ? 40 + k : 45);
           const auto seed = tessera::test::fresh_seed();
           SCOPED_TRACE("k = " + std::to_string(k) + (valid ? " valid" : " same") + ", W = " + std::to_string(W) +
@@ -200,15 +203,16 @@ TEST(Conv3dNativeCuda, StreamingAndRegisterMatchTheDoubleLoop) {
           const auto [ref, V, filter] = random_case(exec, T, H, W, k, valid, seed);
           const auto g = conv3d_geometry(T, H, W, k, valid ? Conv3dPadding::valid : Conv3dPadding::same);
           Vol<E> out("out", g.To, g.Ho, g.Wo);
-          for (int which = 0; which < 2; ++which) {
-            SCOPED_TRACE(which ? "register" : "streaming");
+          for (int which = 0; which < 3; ++which) {
+            SCOPED_TRACE(which == 0 ? "streaming" : which == 1 ? "register" : "register, host taps");
             Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
             exec.fence();
             const float* kf = filter.flipped.data();
-            if (which)
-              tessera::native_cuda::conv3d_register(exec.cuda_stream(), V.data(), kf, out.data(), g);
-            else
+            if (which == 0)
               tessera::native_cuda::conv3d_streaming(exec.cuda_stream(), V.data(), kf, out.data(), g);
+            else
+              tessera::native_cuda::conv3d_register(exec.cuda_stream(), V.data(), kf, out.data(), g,
+                                                    which == 2 ? filter.flipped_host.data() : nullptr);
             exec.fence();
             const auto h = download(out);
             EXPECT_LE(tessera::max_relative_error(h.data(), ref.data(), h.size()), 1e-5);
