@@ -14,6 +14,9 @@
 
 #include "conv3d_cp_async.cuh"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -236,11 +239,16 @@ void launch_frames(cudaStream_t stream, const float* v, const float* kf, float* 
 // registers), a thread loads its k inputs of each staged row once and adds
 // them to every (output frame, row) that uses that row, and each output frame
 // is stored as soon as its last input frame is done (the stores overlap the
-// remaining frames instead of following them all). A 3-D grid (no index
-// division), the frame loop always unrolled: frames past the end of the
-// video are staged as zeros and their outputs not stored. 16-byte copies
-// only (W % 4 == 0, v 16-byte aligned). 9-12% faster than conv3d_frames_kernel
-// at k = 5 on the H200 (perf/experiments/conv3d_columns_probe.cu).
+// remaining frames instead of following them all). The frames come through
+// the copy engine (TMA): one thread issues a frame's box, zeros filled
+// outside the video, and the block waits on the buffer's mbarrier (no copy
+// instructions or address arithmetic in the other threads). A 3-D grid (no
+// index division), the frame loop always unrolled; frames past the end of
+// the video feed only outputs past the end and are not staged. Needs
+// W % 4 == 0 and v 16-byte aligned (the tensor map's strides and base).
+// Against conv3d_frames_kernel at k = 5 on the H100: 0.0209-0.0249 ->
+// 0.0190-0.0203 ms (perf/experiments/conv3d_columns_probe.cu; 16-byte
+// cp.async copies by every thread in this kernel: 0.0204-0.0222).
 template <int K>
 struct Conv3dTaps {
   float w[K * K * K];  // the flipped kernel kf(l, j, m) at (l K + j) K + m
@@ -251,30 +259,62 @@ struct TapsShape {
   static constexpr int FO = 4, R = 5, TY = 4, NB = 2, MB = 5;
 };
 
+// A staged row: from a multiple of 4 columns (a box must start 16 bytes
+// aligned: other starts fault on the H100), the tile's 32 + k - 1 input
+// columns at an offset of up to 3.
+__host__ __device__ constexpr int taps_row(int k) { return (kTileX + k - 1 + 3 + 3) / 4 * 4; }
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_addr(bar)));
+}
+// One box of the tensor map at (x, y, t) into dst, completing on bar.
+__device__ __forceinline__ void tma_box(float* dst, std::uint64_t* bar, const CUtensorMap* map, int x, int y, int t,
+                                        unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(t), "r"(smem_addr(bar))
+      : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// vmap: the video as a W x H x T float tensor read in EX x EY x 1 boxes.
 template <int K, class S = TapsShape<K>>
 __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
-    conv3d_taps_kernel(const float* __restrict__ v, const Conv3dTaps<K> taps, float* __restrict__ out, int T, int H,
-                       int W, int Ho, int Wo, int To, int shift) {
-  constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB, NT = kTileX * TY;
-  constexpr int EX = (kTileX + K - 1 + 3 + 3) / 4 * 4, EY = R * TY + K - 1;
-  __shared__ __align__(16) float plane[NB][EY][EX];
+    conv3d_taps_kernel(const __grid_constant__ CUtensorMap vmap, const Conv3dTaps<K> taps, float* __restrict__ out,
+                       int T, int Ho, int Wo, int To, int shift) {
+  constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB;
+  constexpr int EX = taps_row(K);  // a staged row, off columns before x0 + shift
+  constexpr int EY = R * TY + K - 1, BUF = (EY * EX + 31) / 32 * 32;  // buffers 128-byte aligned
+  __shared__ __align__(128) float plane[NB * BUF];
+  __shared__ std::uint64_t bar[NB];
   const int x0 = blockIdx.x * kTileX, y0 = blockIdx.y * (R * TY), t0 = blockIdx.z * FO;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileX + tx;
   const int xs = x0 + (shift & ~3), off = shift - (shift & ~3);  // first staged column, offset of x0 + shift
-  // Each thread's 16-byte copies, the same places in every frame.
-  constexpr int N4 = EX / 4, NC = CopyPlaces<EX, EY, NT>::NC;
-  int src4[NC], dst4[NC];
-  CopyPlaces<EX, EY, NT>::get(tid, y0 + shift, xs, H, W, src4, dst4);
-  auto stage = [&](int f, int buf) {
-    if (f < FO + K - 1) {
-      const bool fin = t0 + f < T;
-      const float* frame = v + std::size_t(fin ? t0 + f : 0) * H * W;
+  if (tid == 0) {
 #pragma unroll
-      for (int c = 0; c < NC; ++c)
-        if ((c + 1) * NT <= EY * N4 || dst4[c] >= 0)
-          cp_async_f32x4(&plane[buf][0][0] + dst4[c], src4[c] >= 0 ? frame + src4[c] : frame, fin && src4[c] >= 0);
-    }
-    cp_async_commit();  // one group per frame slot, empty past the end
+    for (int b = 0; b < NB; ++b) mbar_init(&bar[b]);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  auto stage = [&](int f, int buf) {
+    if (tid == 0 && f < FO + K - 1 && t0 + f < T)
+      tma_box(&plane[buf * BUF], &bar[buf], &vmap, xs, y0 + shift, t0 + f, EY * EX * 4);
+  };
+  auto landed = [&](int f) {  // frame f in its buffer, as this thread sees it
+    if (t0 + f < T) mbar_wait(&bar[f % NB], (f / NB) & 1);
   };
   float acc[FO][R];
 #pragma unroll
@@ -284,7 +324,7 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
   // Staged frame f: row q of the thread's window feeds output row r with
   // kernel row j = q - r, output frame o with kernel plane l = f - o.
   auto compute = [&](int f, int buf) {
-    const float* row = &plane[buf][ty * R][off + tx];
+    const float* row = &plane[buf * BUF + ty * R * EX + off + tx];
 #pragma unroll
     for (int q = 0; q < R + K - 1; ++q) {
       float val[K];
@@ -316,23 +356,67 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
   for (int f = 0; f < NB - 1; ++f) stage(f, f);
 #pragma unroll
   for (int f = 0; f < FO + K - 1; ++f) {
-    cp_async_wait<NB - 2>();  // frame f has landed (this thread's copies)
-    __syncthreads();          // ... and every thread's; all done with frame f - 1
+    landed(f);       // frame f has landed (this thread's view)
+    __syncthreads();  // ... and every thread's; all done with frame f - 1
     stage(f + NB - 1, (f + NB - 1) % NB);
     compute(f, f % NB);
     if (f >= K - 1) store(f - (K - 1));  // output frame f - k + 1 is complete
   }
 }
 
+// The driver's tensor-map encoder, looked up once (null: none).
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const auto fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      p = nullptr;
+    cudaGetLastError();
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// v as a W x H x T float tensor read in boxes of bx x by x 1, the last map
+// of each host thread kept (a benchmark's repeated calls encode it once).
+bool video_tensor_map(const float* v, int T, int H, int W, int bx, int by, CUtensorMap& map) {
+  struct Last {
+    const float* v = nullptr;
+    int T = 0, H = 0, W = 0, bx = 0, by = 0;
+    CUtensorMap map;
+  };
+  thread_local Last last;
+  if (last.v == v && last.T == T && last.H == H && last.W == W && last.bx == bx && last.by == by) {
+    map = last.map;
+    return true;
+  }
+  const auto encode = tensor_map_encoder();
+  if (!encode) return false;
+  const cuuint64_t dims[3] = {cuuint64_t(W), cuuint64_t(H), cuuint64_t(T)};
+  const cuuint64_t strides[2] = {cuuint64_t(W) * 4, cuuint64_t(W) * H * 4};
+  const cuuint32_t box[3] = {cuuint32_t(bx), cuuint32_t(by), 1}, unit[3] = {1, 1, 1};
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(v), dims, strides, box, unit,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  last.v = v, last.T = T, last.H = H, last.W = W, last.bx = bx, last.by = by, last.map = map;
+  return true;
+}
+
+// false: not launched (no tensor map: the driver has no encoder, or it
+// refused the video's shape).
 template <int K, class S = TapsShape<K>>
-void launch_taps(cudaStream_t stream, const float* v, const float* kf_host, float* out,
+bool launch_taps(cudaStream_t stream, const float* v, const float* kf_host, float* out,
                  const video::impl::Conv3dGeometry& g) {
+  CUtensorMap map;
+  if (!video_tensor_map(v, g.T, g.H, g.W, taps_row(K), S::R * S::TY + K - 1, map)) return false;
   Conv3dTaps<K> taps;
   std::copy(kf_host, kf_host + K * K * K, taps.w);
   const dim3 grid((g.Wo + kTileX - 1) / kTileX, (g.Ho + S::R * S::TY - 1) / (S::R * S::TY),
                   (g.To + S::FO - 1) / S::FO);
-  conv3d_taps_kernel<K, S><<<grid, dim3(kTileX, S::TY), 0, stream>>>(v, taps, out, g.T, g.H, g.W, g.Ho, g.Wo, g.To,
-                                                                      g.shift);
+  conv3d_taps_kernel<K, S><<<grid, dim3(kTileX, S::TY), 0, stream>>>(map, taps, out, g.T, g.Ho, g.Wo, g.To, g.shift);
+  return true;
 }
 
 template <int K>
@@ -342,10 +426,7 @@ void launch_register(cudaStream_t stream, const float* v, const float* kf, const
   if (g.To == 1)
     launch_frames<K, OneFrameShape<K>>(stream, v, kf, out, g);
   else if constexpr (K <= 5) {
-    if (kf_host && vec4)
-      launch_taps<K>(stream, v, kf_host, out, g);
-    else
-      launch_frames<K>(stream, v, kf, out, g);
+    if (!(kf_host && vec4 && launch_taps<K>(stream, v, kf_host, out, g))) launch_frames<K>(stream, v, kf, out, g);
   } else
     launch_frames<K>(stream, v, kf, out, g);
   check(cudaGetLastError(), "launch");

@@ -20,7 +20,9 @@ namespace tessera::native_cuda {
 // kf into shared memory once a block; one instantiation per k. kf_host, where
 // the caller has it, is the same flipped kernel in host memory: at k <= 5
 // (and W % 4 == 0, two or more output frames) its taps go to the kernel as
-// parameters, FMA operands from the constant bank (conv3d_taps_kernel).
+// parameters, FMA operands from the constant bank, and the frames come
+// through the copy engine (conv3d_taps_kernel; a tensor map of v, the last
+// one kept per host thread).
 void conv3d_register(cudaStream_t stream, const float* v, const float* kf, float* out,
                      const video::impl::Conv3dGeometry& g, const float* kf_host = nullptr);
 
