@@ -41,6 +41,14 @@ using conv3d_detail::cp_async_commit;
 using conv3d_detail::cp_async_f32;
 using conv3d_detail::cp_async_f32x4;
 using conv3d_detail::cp_async_wait;
+using conv3d_detail::smem_addr;
+
+// Floats in a staged row of the register kernels: the row starts at a
+// multiple of 4 columns (16-byte copies when the frame rows allow them; a
+// copy-engine box must start 16 bytes aligned, other starts fault on the
+// H100) and spans the tile's 32 + k - 1 input columns from column off
+// (0..3) of the row.
+__host__ __device__ constexpr int staged_row(int k) { return (kTileX + k - 1 + 3 + 3) / 4 * 4; }
 
 // A staged frame (EY rows of EX columns, the first at frame row ys and
 // column xs, xs a multiple of 4) in 16-byte copies: each of NT threads
@@ -102,10 +110,7 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
     conv3d_frames_kernel(const float* __restrict__ v, const float* __restrict__ kf, float* __restrict__ out, int H,
                          int W, int Ho, int Wo, int To, int shift, int nx, int ny, bool vec4) {
   constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB, NT = kTileX * TY;
-  // A staged row starts at a multiple of 4 columns (16-byte copies when the
-  // frame rows allow them) and spans the tile's 32 + k - 1 input columns
-  // from column off of the row.
-  constexpr int EX = (kTileX + K - 1 + 3 + 3) / 4 * 4, EY = R * TY + K - 1;
+  constexpr int EX = staged_row(K), EY = R * TY + K - 1;
   constexpr int KP = (K + 3) / 4 * 4;
   __shared__ __align__(16) float plane[NB][EY][EX];
   __shared__ __align__(16) float taps[K][K][KP];  // taps[l][m][j] = kf(l, j, m)
@@ -259,12 +264,6 @@ struct TapsShape {
   static constexpr int FO = 4, R = 5, TY = 4, NB = 2, MB = 5;
 };
 
-// A staged row: from a multiple of 4 columns (a box must start 16 bytes
-// aligned: other starts fault on the H100), the tile's 32 + k - 1 input
-// columns at an offset of up to 3.
-__host__ __device__ constexpr int taps_row(int k) { return (kTileX + k - 1 + 3 + 3) / 4 * 4; }
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_addr(bar)));
 }
@@ -296,7 +295,7 @@ __global__ void __launch_bounds__(kTileX * S::TY, S::MB)
     conv3d_taps_kernel(const __grid_constant__ CUtensorMap vmap, const Conv3dTaps<K> taps, float* __restrict__ out,
                        int T, int Ho, int Wo, int To, int shift) {
   constexpr int FO = S::FO, R = S::R, TY = S::TY, NB = S::NB;
-  constexpr int EX = taps_row(K);  // a staged row, off columns before x0 + shift
+  constexpr int EX = staged_row(K);  // a staged row, off columns before x0 + shift
   constexpr int EY = R * TY + K - 1, BUF = (EY * EX + 31) / 32 * 32;  // buffers 128-byte aligned
   __shared__ __align__(128) float plane[NB * BUF];
   __shared__ std::uint64_t bar[NB];
@@ -410,7 +409,7 @@ template <int K, class S = TapsShape<K>>
 bool launch_taps(cudaStream_t stream, const float* v, const float* kf_host, float* out,
                  const video::impl::Conv3dGeometry& g) {
   CUtensorMap map;
-  if (!video_tensor_map(v, g.T, g.H, g.W, taps_row(K), S::R * S::TY + K - 1, map)) return false;
+  if (!video_tensor_map(v, g.T, g.H, g.W, staged_row(K), S::R * S::TY + K - 1, map)) return false;
   Conv3dTaps<K> taps;
   std::copy(kf_host, kf_host + K * K * K, taps.w);
   const dim3 grid((g.Wo + kTileX - 1) / kTileX, (g.Ho + S::R * S::TY - 1) / (S::R * S::TY),
