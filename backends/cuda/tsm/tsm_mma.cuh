@@ -284,8 +284,9 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // multi-stage cp.async pipeline (sm_80+): the bytes in flight per SM are then
 // set by the stages (tens of KiB), not by the registers left after the
 // accumulators, which limit the direct kernel at M, N > 32. A stage holds R
-// rows of A and of B (row strides padded to 8 mod 16 doubles: the four rows of
-// a fragment load fall in different banks); every warp of the block reads its
+// rows of A and of B (row strides padded to 4 mod 16 doubles: the four rows of a
+// fragment load start 32 bytes apart mod 128, so neither the 8-byte loads of 16
+// lanes nor the 16-byte loads of 8 lanes meet in a bank); every warp of the block reads its
 // fragments of a stage, the block's K slices taking alternate k4 steps.
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -351,24 +352,50 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
   // Copies chunk c (rows c R ..) into stage buffer b; rows beyond K are zero-filled.
   const int bytes = s.vec16 ? 16 : 8;
   const int per_a = s.M * int(sizeof(T)) / bytes, per_b = s.N * int(sizeof(T)) / bytes;
+  // A stage is copied in 16-byte (or 8-byte) pieces. Rows of whole warp instructions (per_a, per_b multiples
+  // of 32): a warp a row, its lanes along the row. Other widths: the flat (row, piece) order, consecutive
+  // threads on consecutive pieces so that a warp instruction spans rows; each thread's start and step are the
+  // same for every stage (no division per copy).
+  const bool warp_rows = per_a % 32 == 0 && per_b % 32 == 0;
+  struct Walk {
+    int r0, j0, dr, dj, per;
+  };
+  auto walk = [&](int per) {
+    const int t = threadIdx.x, n = blockDim.x;
+    return Walk{t / per, t % per, n / per, n % per, per};
+  };
+  const Walk wa = walk(per_a), wb = walk(per_b);
+  auto copy_flat = [&](T* dst, int ld_s, const T* src, Index ld, const Walk& w, Index row0) {
+    for (int rr = w.r0, j = w.j0; rr < s.rows;) {
+      const Index row = row0 + rr;
+      const bool ok = row < s.K;
+      const char* g = reinterpret_cast<const char*>(src + (ok ? row : 0) * ld) + j * bytes;
+      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + j * bytes, g, bytes, ok ? bytes : 0);
+      rr += w.dr;
+      j += w.dj;
+      if (j >= w.per) j -= w.per, ++rr;
+    }
+  };
   auto issue = [&](Index c, int b) {
     if (c < chunks) {
-      char* sa = reinterpret_cast<char*>(stage0 + b * stage_elems);
-      char* sb = reinterpret_cast<char*>(stage0 + b * stage_elems + s.rows * s.lda_s);
+      T* sa = stage0 + b * stage_elems;
+      T* sb = sa + s.rows * s.lda_s;
       const Index row0 = c * s.rows;
-      for (int e = threadIdx.x; e < s.rows * per_a; e += blockDim.x) {
-        const int rr = e / per_a, j = e % per_a;
-        const Index row = row0 + rr;
-        const bool ok = row < s.K;
-        const char* src = reinterpret_cast<const char*>(A + (ok ? row : 0) * lda) + j * bytes;
-        cp_async(sa + (rr * s.lda_s * int(sizeof(T))) + j * bytes, src, bytes, ok ? bytes : 0);
-      }
-      for (int e = threadIdx.x; e < s.rows * per_b; e += blockDim.x) {
-        const int rr = e / per_b, j = e % per_b;
-        const Index row = row0 + rr;
-        const bool ok = row < s.K;
-        const char* src = reinterpret_cast<const char*>(B + (ok ? row : 0) * ldb) + j * bytes;
-        cp_async(sb + (rr * s.ldb_s * int(sizeof(T))) + j * bytes, src, bytes, ok ? bytes : 0);
+      if (warp_rows) {
+        for (int rr = warp; rr < s.rows; rr += blockDim.x / 32) {
+          const Index row = row0 + rr;
+          const bool ok = row < s.K;
+          const int n = ok ? bytes : 0;
+          const char* ga = reinterpret_cast<const char*>(A + (ok ? row : 0) * lda);
+          const char* gb = reinterpret_cast<const char*>(B + (ok ? row : 0) * ldb);
+          char* da = reinterpret_cast<char*>(sa + rr * s.lda_s);
+          char* db = reinterpret_cast<char*>(sb + rr * s.ldb_s);
+          for (int j = lane; j < per_a; j += 32) cp_async(da + j * bytes, ga + j * bytes, bytes, n);
+          for (int j = lane; j < per_b; j += 32) cp_async(db + j * bytes, gb + j * bytes, bytes, n);
+        }
+      } else {
+        copy_flat(sa, s.lda_s, A, lda, wa, row0);
+        copy_flat(sb, s.ldb_s, B, ldb, wb, row0);
       }
     }
     cp_async_commit();  // an empty group past the end keeps the wait counts uniform
@@ -426,6 +453,29 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
   }
 }
 
+// Bytes per stage of the staged kernel. The blocks an SM holds are set by the
+// kernel's registers; the stages share what shared memory those blocks leave,
+// from 32 KiB up to 64 KiB a stage (wide complex rows: 2 KiB at M = N = 64, so
+// 32 KiB is 12 rows, three k4 steps a warp between barriers).
+// TESSERA_TSM_STAGE_BYTES overrides it (benchmarks).
+template <class Kernel>
+std::size_t staged_stage_bytes(Kernel kernel, int threads) {
+  static const long forced = [] {
+    const char* e = std::getenv("TESSERA_TSM_STAGE_BYTES");
+    return e && *e ? std::strtol(e, nullptr, 10) : 0L;
+  }();
+  if (forced > 0) return std::size_t(forced);
+  int dev = 0, per_sm_smem = 0, per_block = 0, blocks = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&per_sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev), "attribute");
+  check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0), "occupancy");
+  const std::size_t lo = 32 * 1024, hi = 64 * 1024;
+  if (blocks < 1) return lo;
+  const std::size_t share = std::min<std::size_t>(per_block, per_sm_smem / blocks - 1024) / kStages;
+  return std::max(lo, std::min(hi, share));
+}
+
 template <class T, bool Conj, int WT>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
                            Index ldb, T* C, Index ldcr, Index ldcc) {
@@ -440,12 +490,12 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   if (wpg > (WT == 4 ? 8 : 16)) throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
   s.slices = std::max(1, 8 / wpg);
   const int threads = s.slices * wpg * 32;
-  // Padded widths: whole warp tiles, then 8 mod 16 doubles.
+  // Padded widths: whole warp tiles, then 4 mod 16 doubles (32 mod 128 bytes).
   const int per_double = int(sizeof(T) / sizeof(double));
   auto padded = [&](int w) {
     const int cols = (w + 8 * WT - 1) / (8 * WT) * 8 * WT;  // every column a fragment reads
     int d = cols * per_double;
-    d += (8 - d % 16 + 16) % 16;
+    d += (4 - d % 16 + 16) % 16;
     return d / per_double;
   };
   s.lda_s = padded(M);
@@ -453,13 +503,13 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
-  // About 32 KiB per stage, a multiple of 4 slices' k4 steps.
+  // Stage size: a multiple of 4 slices' k4 steps, about the bytes that staged_stage_bytes gives.
   const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
   const int unit = 4 * s.slices;
-  s.rows = std::max(unit, (32 * 1024 / row_bytes) / unit * unit);
+  auto kernel = tsmttsm_staged_kernel<T, Conj, WT>;
+  s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
   const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
   const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
-  auto kernel = tsmttsm_staged_kernel<T, Conj, WT>;
   allow_smem(kernel, smem);
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
