@@ -464,11 +464,11 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
     const char* e = std::getenv("TESSERA_TSM_STAGE_BYTES");
     return e && *e ? std::strtol(e, nullptr, 10) : 0L;
   }();
-  if (forced > 0) return std::size_t(forced);
   int dev = 0, per_sm_smem = 0, per_block = 0, blocks = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&per_sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev), "attribute");
   check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+  if (forced > 0) return std::min(std::size_t(forced), std::size_t(per_block) / kStages);
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0), "occupancy");
   const std::size_t lo = 32 * 1024, hi = 64 * 1024;
   if (blocks < 1) return lo;
