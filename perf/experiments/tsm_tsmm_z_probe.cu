@@ -29,6 +29,7 @@
 #include <cuComplex.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 
 namespace {
@@ -238,22 +239,23 @@ int sm_count() {
   return n;
 }
 
+// Sets the kernel's shared-memory limit and its grid once; returns its launch
+// (nothing else between the timing events).
 template <int GT, bool Gauss>
-void launch(const Shape& s, const double2* A, const double2* C, double2 alpha, double2 beta, double2* B,
-            int* regs) {
+std::function<void()> prepare(const Shape& s, const double2* A, const double2* C, double2 alpha, double2 beta,
+                              double2* B, int& regs) {
   auto k = tsmm_z<GT, Gauss>;
   const std::size_t smem = std::size_t(Gauss ? 3 : 2) * s.U * s.NT * 32 * sizeof(double2);
   if (smem > 48 * 1024) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, smem));
-  if (regs) {
-    cudaFuncAttributes at{};
-    CK(cudaFuncGetAttributes(&at, k));
-    *regs = at.numRegs;
-  }
+  cudaFuncAttributes at{};
+  CK(cudaFuncGetAttributes(&at, k));
+  regs = at.numRegs;
   const Index items = (s.K + 15) / 16 * s.G;
-  const Index grid = std::max<Index>(1, std::min<Index>((items + 7) / 8, Index(std::max(per_sm, 1)) * sm_count()));
-  k<<<unsigned(grid), 256, smem>>>(s, A, C, alpha, beta, B);
+  const unsigned grid =
+      unsigned(std::max<Index>(1, std::min<Index>((items + 7) / 8, Index(std::max(per_sm, 1)) * sm_count())));
+  return [=] { k<<<grid, 256, smem>>>(s, A, C, alpha, beta, B); };
 }
 
 struct Variant {
@@ -298,12 +300,10 @@ void run_case(int M, int N, Index K, bool with_beta, cublasHandle_t h, FILE* csv
                            Variant{"gauss-4", 4, true}}) {
     Shape s{M, N, (M + 7) / 8, NT, (NT + v.gt - 1) / v.gt, K};
     int regs = 0;
-    auto go = [&] {
-      if (v.gauss)
-        v.gt == 2 ? launch<2, true>(s, A, C, alpha, beta, B, &regs) : launch<4, true>(s, A, C, alpha, beta, B, &regs);
-      else
-        v.gt == 2 ? launch<2, false>(s, A, C, alpha, beta, B, &regs) : launch<4, false>(s, A, C, alpha, beta, B, &regs);
-    };
+    const auto go = v.gauss ? (v.gt == 2 ? prepare<2, true>(s, A, C, alpha, beta, B, regs)
+                                         : prepare<4, true>(s, A, C, alpha, beta, B, regs))
+                            : (v.gt == 2 ? prepare<2, false>(s, A, C, alpha, beta, B, regs)
+                                         : prepare<4, false>(s, A, C, alpha, beta, B, regs));
     // beta != 0 reads B: restore it before the checked call and time on whatever is there.
     CK(cudaMemcpy(B, B0, nb * sizeof(double2), cudaMemcpyDeviceToDevice));
     go();
