@@ -1,0 +1,73 @@
+// Where does the host B-spline prefilter's time go: its row pass (8-bit in,
+// float coefficients out, 5 bytes a pixel), its column pass (the plane read
+// and written in place, 8 bytes a pixel), or neither against a plain copy of
+// the plane (8 bytes a pixel) in the same process? The library's own host
+// functions (bspline_prefilter_rows_kokkos, bspline_prefilter_cols_kokkos) on
+// Kokkos' default host execution space, median of 9 after one warm-up, GB/s
+// at the bytes counted (write-allocate reads not counted, as for the copy).
+// Built with -DTESSERA_BUILD_EXPERIMENTS=ON (host or cuda flavour):
+// bspline_prefilter_passes_probe [W H] (default 7680 4320); threads as
+// OMP_NUM_THREADS. Findings: docs/perf/video.md (CPU B-spline prefilter).
+#include "tessera/video/impl/bspline_kokkos.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+using Exec = Kokkos::DefaultHostExecutionSpace;
+using namespace tessera::video::impl;
+
+int main(int argc, char** argv) {
+  int W = 7680, H = 4320;
+  if (argc == 3) W = std::atoi(argv[1]), H = std::atoi(argv[2]);
+  if ((argc != 1 && argc != 3) || W < 64 || H < 64 || W > 32768 || H > 32768) {
+    std::fprintf(stderr, "usage: %s [W H], each 64 to 32768\n", argv[0]);
+    return 2;
+  }
+  Kokkos::initialize(argc, argv);
+  {
+    using Plane = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Kokkos::HostSpace> in("in", H, W);
+    Plane coef("coef", H, W), a("a", H, W), b("b", H, W);
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) in(y, x) = std::uint8_t((x * 7 + y * 13 + (x * y) % 5) & 255);
+    Exec exec;
+    auto median_ms = [&](auto&& f) {
+      std::vector<double> v;
+      f();
+      exec.fence();
+      for (int r = 0; r < 9; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        exec.fence();
+        v.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const std::int64_t n = std::int64_t(W) * H;
+    const float* src = a.data();
+    float* dst = b.data();
+    const double copy = median_ms([&] {
+      Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(exec, 0, n), [=](std::int64_t i) { dst[i] = src[i]; });
+    });
+    const double rows = median_ms([&] { bspline_prefilter_rows_kokkos(exec, in, coef); });
+    const double cols = median_ms([&] { bspline_prefilter_cols_kokkos(exec, coef); });
+    const double both = median_ms([&] { bspline_prefilter_kokkos(exec, in, coef); });
+    auto line = [&](const char* what, double ms, double bytes_px) {
+      std::printf("%-10s %8.3f ms %7.1f GB/s at %2.0f B/px  %5.1f%% of the copy's rate\n", what, ms,
+                  bytes_px * double(n) / ms * 1e-6, bytes_px, 100.0 * (bytes_px / ms) / (8.0 / copy));
+    };
+    std::printf("%d x %d, %d host threads (%s)\n", W, H, Exec().concurrency(), Exec::name());
+    line("copy", copy, 8);
+    line("rows", rows, 5);
+    line("columns", cols, 8);
+    line("prefilter", both, 13);
+  }
+  Kokkos::finalize();
+  return 0;
+}
