@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CK(x)                                                                                   \
@@ -38,6 +39,17 @@ inline bool probe_grid(int argc, char** argv, int& I, int& J, int& K) {
     return false;
   }
   return true;
+}
+
+// "--csv PATH" at argv[i]: opens PATH for writing into csv and steps i past
+// it. False (after a message) when PATH cannot be written; no match leaves
+// i and csv alone and returns true with matched = false.
+inline bool probe_csv_option(int argc, char** argv, int& i, FILE*& csv, bool& matched) {
+  matched = !std::strcmp(argv[i], "--csv") && i + 1 < argc;
+  if (!matched) return true;
+  csv = std::fopen(argv[++i], "w");
+  if (!csv) std::fprintf(stderr, "cannot write %s\n", argv[i]);
+  return csv != nullptr;
 }
 
 // Values of O(1) that differ from point to point (zeros could flatter DRAM).

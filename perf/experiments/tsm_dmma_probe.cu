@@ -363,13 +363,9 @@ void tsmm_case(std::vector<Row>& rows, FILE* csv) {
 int main(int argc, char** argv) {
   FILE* csv = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
-      csv = std::fopen(argv[++i], "w");
-      if (!csv) {
-        std::fprintf(stderr, "cannot write %s\n", argv[i]);
-        return 2;
-      }
-    } else {
+    bool matched = false;
+    if (!probe_csv_option(argc, argv, i, csv, matched)) return 2;
+    if (!matched) {
       std::fprintf(stderr, "usage: %s [--csv PATH]\n", argv[0]);
       return 2;
     }

@@ -333,13 +333,9 @@ int main(int argc, char** argv) {
   FILE* csv = nullptr;
   std::vector<int> ms;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
-      csv = std::fopen(argv[++i], "w");
-      if (!csv) {
-        std::fprintf(stderr, "cannot write %s\n", argv[i]);
-        return 2;
-      }
-    } else {
+    bool matched = false;
+    if (!probe_csv_option(argc, argv, i, csv, matched)) return 2;
+    if (!matched) {
       const int m = std::atoi(argv[i]);
       if (m < 1 || m > 64) {
         std::fprintf(stderr, "usage: %s [M ...] [--csv PATH], M = N in 1..64\n", argv[0]);
