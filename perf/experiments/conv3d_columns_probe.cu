@@ -63,24 +63,15 @@ __global__ void busy_kernel(long long cycles) {
 
 template <int K>
 void probe(int To) {
-  const int H = 560, W = 720, T = To + K - 1, shift = -(K / 2);
-  const std::size_t nin = std::size_t(T) * H * W, nout = std::size_t(To) * H * W;
-  float *v, *ref, *out, *kf;
-  CK(cudaMalloc(&v, nin * 4));
-  CK(cudaMalloc(&ref, nout * 4));
-  CK(cudaMalloc(&out, nout * 4));
-  CK(cudaMalloc(&kf, K * K * K * 4));
-  fill<<<unsigned((nin + 255) / 256), 256>>>(v, (long long)nin, 1u);
-  fill<<<(K * K * K + 255) / 256, 256>>>(kf, K * K * K, 2u);
+  const Conv3dProbeCase c(K, To);
+  const int H = c.H, W = c.W, T = To + K - 1, shift = c.shift;
+  const std::size_t nout = c.nout;
+  float *v = c.v, *out = c.out, *kf = c.kf;
   nc::Conv3dTaps<K> taps;
   CK(cudaMemcpy(taps.w, kf, sizeof taps.w, cudaMemcpyDeviceToHost));
-  conv3d_reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, kf, ref, K, H, W, shift);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> r(nout);
-  CK(cudaMemcpy(r.data(), ref, nout * 4, cudaMemcpyDeviceToHost));
   auto run = [&](const char* name, auto launch) {
     double err = 0;
-    const float ms = checked_median_ms(launch, out, r, err);
+    const float ms = checked_median_ms(launch, out, c.ref, err);
     std::printf("k = %2d To = %d  %-34s %8.4f ms  %5.1f TFLOP/s  rel. error %.1e%s\n", K, To, name, ms,
                 2.0 * nout * K * K * K / (ms * 1e9), err, err < 1e-5 ? "" : "  WRONG");
   };
@@ -112,10 +103,6 @@ void probe(int To) {
     shape("parameters, 64 thr, 10/SM", Shape<4, 5, 2, 2, 10>{});
     std::printf("pass %d: SM clock after %.0f MHz\n", pass, sm_mhz(2000000));
   }
-  CK(cudaFree(v));
-  CK(cudaFree(ref));
-  CK(cudaFree(out));
-  CK(cudaFree(kf));
 }
 
 int main(int argc, char** argv) {

@@ -29,22 +29,13 @@ struct Shape {
 
 template <int K>
 void probe() {
-  const int H = 560, W = 720, To = 4, T = To + K - 1, shift = -(K / 2);
-  const std::size_t nin = std::size_t(T) * H * W, nout = std::size_t(To) * H * W;
-  float *v, *ref, *out, *taps;
-  CK(cudaMalloc(&v, nin * 4));
-  CK(cudaMalloc(&ref, nout * 4));
-  CK(cudaMalloc(&out, nout * 4));
-  CK(cudaMalloc(&taps, K * K * K * 4));
-  fill<<<unsigned((nin + 255) / 256), 256>>>(v, (long long)nin, 1u);
-  fill<<<(K * K * K + 255) / 256, 256>>>(taps, K * K * K, 2u);
-  conv3d_reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, taps, ref, K, H, W, shift);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> r(nout);
-  CK(cudaMemcpy(r.data(), ref, nout * 4, cudaMemcpyDeviceToHost));
+  const Conv3dProbeCase c(K, 4);
+  const int H = c.H, W = c.W, To = c.To, shift = c.shift;
+  const std::size_t nout = c.nout;
+  float *v = c.v, *out = c.out, *taps = c.kf;
   auto run = [&](const char* name, auto launch) {
     double err = 0;
-    const float ms = checked_median_ms(launch, out, r, err);
+    const float ms = checked_median_ms(launch, out, c.ref, err);
     std::printf("k = %2d  %-16s %8.4f ms  %5.1f TFLOP/s  rel. error %.1e%s\n", K, name, ms,
                 2.0 * nout * K * K * K / (ms * 1e9), err, err < 1e-5 ? "" : "  WRONG");
   };
@@ -75,10 +66,6 @@ void probe() {
   run("2 fr, 64 reg", [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8>>(nullptr, v, taps, out, g); });
   run("2 fr, 64 reg, 4-byte copies",
       [&] { nc::launch_frames<K, Shape<2, 5, 4, 3, 8, false, true>>(nullptr, v, taps, out, g); });
-  CK(cudaFree(v));
-  CK(cudaFree(ref));
-  CK(cudaFree(out));
-  CK(cudaFree(taps));
 }
 
 // Every odd k = 3..15, or the ones named on the command line.

@@ -59,6 +59,20 @@ __global__ void fill(T* a, long long n, unsigned salt) {
   if (x < n) a[x] = T(0.5) + T((unsigned(x) * 2654435761u ^ salt) & 0xffff) * T(1.0 / 65536);
 }
 
+// D(16 x 8) += A(16 x 4) B(4 x 8) in FP64 on sm_90 tensor cores (the tsm
+// probes): lane l holds A[l/4][l%4] (a0) and A[l/4 + 8][l%4] (a1), B[l%4][l/4]
+// (b), and D[l/4][2(l%4) + j] (d[j]), D[l/4 + 8][2(l%4) + j] (d[2 + j]).
+__device__ __forceinline__ void mma1684(double (&d)[4], double a0, double a1, double b) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a0), "d"(a1), "d"(b));
+#else
+  (void)d, (void)a0, (void)a1, (void)b;
+  __trap();  // the probes run it on sm_90 only
+#endif
+}
+
 // Median of reps event-timed calls after 3 untimed ones, in ms.
 template <class Launch>
 float median_ms(Launch&& launch, int reps = 15) {
@@ -99,6 +113,36 @@ __global__ void conv3d_reference(const float* v, const float* kf, float* out, in
       }
   out[(std::size_t(t) * H + y) * W + x] = s;
 }
+
+// The conv3d probes' case at the paper's frame size: To + K - 1 frames of
+// H x W in v and k^3 flipped taps in kf (both filled), out for To output
+// frames (same padding, shift = -(K / 2)), and the reference output on the
+// host (conv3d_reference). The device buffers are freed with the case.
+struct Conv3dProbeCase {
+  int K, To, H, W, shift;
+  std::size_t nin, nout;
+  float *v = nullptr, *kf = nullptr, *out = nullptr;
+  std::vector<float> ref;
+  Conv3dProbeCase(int K_, int To_, int H_ = 560, int W_ = 720)
+      : K(K_), To(To_), H(H_), W(W_), shift(-(K_ / 2)), nin(std::size_t(To_ + K_ - 1) * H_ * W_),
+        nout(std::size_t(To_) * H_ * W_), ref(nout) {
+    CK(cudaMalloc(&v, nin * 4));
+    CK(cudaMalloc(&out, nout * 4));
+    CK(cudaMalloc(&kf, std::size_t(K) * K * K * 4));
+    fill<<<unsigned((nin + 255) / 256), 256>>>(v, (long long)nin, 1u);
+    fill<<<(K * K * K + 255) / 256, 256>>>(kf, K * K * K, 2u);
+    conv3d_reference<<<dim3((W + 127) / 128, H, To), 128>>>(v, kf, out, K, H, W, shift);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(ref.data(), out, nout * 4, cudaMemcpyDeviceToHost));
+  }
+  Conv3dProbeCase(const Conv3dProbeCase&) = delete;
+  Conv3dProbeCase& operator=(const Conv3dProbeCase&) = delete;
+  ~Conv3dProbeCase() {
+    cudaFree(v);
+    cudaFree(out);
+    cudaFree(kf);
+  }
+};
 
 // One launch into out (n floats, poisoned with NaN first) checked against
 // ref: the largest |out - ref| over max |ref| (NaN if any output is NaN or

@@ -39,13 +39,6 @@ __device__ __forceinline__ void mma884(double (&d)[2], double a, double b) {
                : "+d"(d[0]), "+d"(d[1])
                : "d"(a), "d"(b));
 }
-__device__ __forceinline__ void mma1684(double (&d)[4], double a0, double a1, double b) {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a0), "d"(a1), "d"(b));
-#endif
-}
 __device__ __forceinline__ void mma1688(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
                                         double b1) {
 #if __CUDA_ARCH__ >= 900

@@ -36,17 +36,6 @@ namespace {
 
 using Index = long long;
 
-__device__ __forceinline__ void dmma16(double (&d)[4], double a0, double a1, double b) {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a0), "d"(a1), "d"(b));
-#else
-  (void)d, (void)a0, (void)a1, (void)b;
-  __trap();
-#endif
-}
-
 __host__ __device__ inline double2 cmul(double2 a, double2 b) {
   return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
@@ -147,14 +136,14 @@ __global__ void __launch_bounds__(256)
           const double br = j ? vr.y : vr.x, bi = j ? vi.y : vi.x;
           if constexpr (Gauss) {
             const double bs = j ? cs[f].y : cs[f].x;
-            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
-            dmma16(acc[x][1], a[0][j].y, a[1][j].y, bi);
-            dmma16(acc[x][2], a[0][j].x + a[0][j].y, a[1][j].x + a[1][j].y, bs);
+            mma1684(acc[x][0], a[0][j].x, a[1][j].x, br);
+            mma1684(acc[x][1], a[0][j].y, a[1][j].y, bi);
+            mma1684(acc[x][2], a[0][j].x + a[0][j].y, a[1][j].x + a[1][j].y, bs);
           } else {
-            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
-            dmma16(acc[x][0], -a[0][j].y, -a[1][j].y, bi);
-            dmma16(acc[x][1], a[0][j].x, a[1][j].x, bi);
-            dmma16(acc[x][1], a[0][j].y, a[1][j].y, br);
+            mma1684(acc[x][0], a[0][j].x, a[1][j].x, br);
+            mma1684(acc[x][0], -a[0][j].y, -a[1][j].y, bi);
+            mma1684(acc[x][1], a[0][j].x, a[1][j].x, bi);
+            mma1684(acc[x][1], a[0][j].y, a[1][j].y, br);
           }
         }
       }
