@@ -421,10 +421,10 @@ bool launch_taps(cudaStream_t stream, const float* v, const float* kf_host, floa
 template <int K>
 void launch_register(cudaStream_t stream, const float* v, const float* kf, const float* kf_host, float* out,
                      const video::impl::Conv3dGeometry& g) {
-  const bool vec4 = g.W % 4 == 0 && reinterpret_cast<std::uintptr_t>(v) % 16 == 0;
   if (g.To == 1)
     launch_frames<K, OneFrameShape<K>>(stream, v, kf, out, g);
   else if constexpr (K <= 5) {
+    const bool vec4 = g.W % 4 == 0 && reinterpret_cast<std::uintptr_t>(v) % 16 == 0;
     if (!(kf_host && vec4 && launch_taps<K>(stream, v, kf_host, out, g))) launch_frames<K>(stream, v, kf, out, g);
   } else
     launch_frames<K>(stream, v, kf, out, g);
