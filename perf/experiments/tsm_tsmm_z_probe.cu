@@ -1,7 +1,9 @@
 // Probe: can FP64 tensor cores carry complex TSMM (B = alpha A C + beta B,
 // A K x M, C M x N, B K x N, complex double, row-major) to the roofline on
-// this GPU? The library's complex TSMM runs its register kernel (38-67% of
-// R at M = N = 4..64, against cuBLAS ZGEMM's 91% at 64).
+// this GPU? (It could: the library's complex TSMM, then its register kernel
+// at 38-67% of R, now runs these kernels with a prefetch across row blocks
+// and dense 64-byte row pieces, backends/cuda/tsm/tsm_tsmm_z.cu; findings in
+// docs/perf/tsm.md, "Complex TSMM on the FP64 tensor cores".)
 //
 // Kernels (a warp per 16 rows and up to GT 8-column tiles of B; N > 8 GT
 // splits a row block's columns between consecutive warps, which read its A

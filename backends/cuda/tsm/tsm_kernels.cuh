@@ -323,6 +323,7 @@ inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
   tsm::init_table_from_environment(gpu);
   const NativeConfigT c = tsm::choose_config(tsmttsm, complex, M, N);
   if (c.mma > 0 && !has_dmma()) return register_config(tsmttsm, complex, M, N);
+  if (!tsmttsm && complex && c.mma == 2 && !has_dmma16()) return register_config(tsmttsm, complex, M, N);
   if (!tsmttsm && c.mma == 2 && !has_dmma16()) {
     NativeConfigT m8 = c;
     m8.mma = 1;
@@ -330,5 +331,10 @@ inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
   }
   return c;
 }
+
+// Complex TSMM on the FP64 tensor cores (tsm_tsmm_z.cu; c: mma 2 with its tiles and products, sm_90).
+void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int N, Index K, zcomplex alpha,
+                         const zcomplex* A, Index lda, const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta,
+                         zcomplex* B, Index ldb);
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -1,5 +1,6 @@
 // Native TSMM, double and complex: 1, 2 or 4 outputs per thread, two rows per iteration;
-// double also on the tensor cores (m8n8k4, or m16n8k4 on sm_90).
+// double also on the tensor cores (m8n8k4, or m16n8k4 on sm_90); complex on
+// the tensor cores in tsm_tsmm_z.cu.
 #include "tsm/tsm_mma.cuh"
 
 #include <type_traits>
@@ -419,6 +420,8 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.outputs == 1 && launch_tsmm_small(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb)) return;
+  } else if (c.mma == 2) {
+    return launch_tsmm_z_mma16(stream, c, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   }
   switch (c.outputs) {
     case 1: launch_tsmm<T, 1, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb); break;
@@ -445,6 +448,10 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
            std::to_string(8 * c.mma) + " block of C, " +
            (c.stages ? "rows staged by a " + std::to_string(c.stages) + "-stage cp.async pipeline" : "leap-frog") +
            ", shared-memory block sum";
+  if (c.mma == 2 && complex)
+    return "tsmm FP64 tensor cores (DMMA m16n8k4), " + std::to_string(c.products) +
+           " real products a complex one, 16 rows x " + std::to_string(8 * c.tiles) +
+           " columns per warp, alpha C in shared memory in fragment order";
   if (c.mma == 2)
     return std::string("tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in "
                        "fragment order") +

@@ -30,26 +30,33 @@ int mma_warps(int M, int N, int wt) {
 
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // The H100's choices (`tessera tune tsm`, M = N, 2026-11-25, with the
-  // m16n8k4 pairs of tensor-core tiles), by the wider operand: register tiles
-  // only at 1..2; from 3 the tensor-core kernels, fragments straight from
-  // global memory while few warps hold C, the cp.async stages once the
-  // accumulators leave few registers for loads. TSMM: the register kernel
-  // (in double its compile-time form, tsmm_small_shape) at M = N <= 4 and
-  // 3 x 17, else the m16n8k4 kernel.
+  // m16n8k4 pairs of tensor-core tiles; complex 2026-11-28), by the wider
+  // operand: register tiles only at 1..2; from 3 the tensor-core kernels,
+  // fragments straight from global memory while few warps hold C, the
+  // cp.async stages once the accumulators leave few registers for loads.
+  // TSMM: the register kernel (in double its compile-time form,
+  // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
+  // complex the register kernel to 3, then m16n8k4 with four real products,
+  // two column tiles a warp to 56 and four above. (The tuned double TSMTTSM
+  // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
   const int d = std::max(M, N);
   if (tsmttsm && d <= 2) {
     c.tile = complex ? 1 : d;
   } else if (tsmttsm && complex) {
-    c.mma = d <= 24 ? 1 : 2;
-    c.stages = d > 6 ? 3 : 0;
+    c.mma = d <= 8 ? 1 : 2;
+    c.stages = d >= 6 ? 3 : 0;
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     c.stages = d > 12 ? 3 : 0;
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
+  } else if (complex && d >= 4) {
+    c.mma = 2;
+    c.tiles = d <= 56 ? 2 : 4;
+    c.products = 4;
   } else {
-    c.outputs = complex && N > 8 ? 4 : 1;
+    c.outputs = complex && d == 1 ? 4 : 1;
   }
   return c;
 }
@@ -57,9 +64,12 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
 bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c) {
   if (M < 1 || M > 64 || N < 1 || N > 64) return false;
   if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
+  const bool z_tsmm_mma = !tsmttsm && complex && c.mma == 2;
+  if (z_tsmm_mma != (c.tiles != 0 || c.products != 0)) return false;  // tiles, products: complex TSMM mma 2 only
   if (c.mma > 0) {
     if (tsmttsm) return (c.mma == 1 || c.mma == 2 || (c.mma == 4 && !complex)) && mma_warps(M, N, c.mma) <= 16;
-    return (c.mma == 1 || c.mma == 2) && !complex;
+    if (complex) return z_tsmm_mma && (c.tiles == 2 || c.tiles == 4) && (c.products == 3 || c.products == 4);
+    return c.mma == 1 || c.mma == 2;
   }
   if (tsmttsm) {
     const bool compiled = c.tile == 1 || c.tile == 2 || c.tile == 4 || (c.tile == 8 && !complex);
@@ -69,7 +79,9 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
 }
 
 std::string config_name(bool tsmttsm, const NativeConfig& c) {
-  if (c.mma > 0) return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "");
+  if (c.mma > 0)
+    return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "") +
+           (c.tiles ? " tiles " + std::to_string(c.tiles) + " products " + std::to_string(c.products) : "");
   return tsmttsm ? "tile " + std::to_string(c.tile) : "outputs " + std::to_string(c.outputs);
 }
 
@@ -85,6 +97,14 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
       NativeConfig c;
       c.mma = v;
       c.stages = stages;
+      if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+    }
+  for (int products : {4, 3})
+    for (int tiles : {2, 4}) {
+      NativeConfig c;
+      c.mma = 2;
+      c.tiles = tiles;
+      c.products = products;
       if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
     }
   return out;
@@ -125,6 +145,8 @@ Table parse_table(const std::string& text, const std::string& source, const std:
       if (e.contains("mma")) {
         x.config.mma = e.at("mma").get<int>();
         x.config.stages = e.value("stages", 0);
+        x.config.tiles = e.value("tiles", 0);
+        x.config.products = e.value("products", 0);
       }
       else if (x.tsmttsm)
         x.config.tile = e.at("tile").get<int>();

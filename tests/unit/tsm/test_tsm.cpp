@@ -231,7 +231,7 @@ TYPED_TEST(Tsm, EveryNativeConfiguration) {
             if (!config_usable(tt, z, M, N, e.config)) continue;
             set_active_table(Table{"", {e}});
             SCOPED_TRACE(config_name(tt, c) + " " + std::to_string(M) + "x" + std::to_string(N));
-            const int seed_c = c.tile + c.outputs + 16 * c.mma + 64 * c.stages;
+            const int seed_c = c.tile + c.outputs + 16 * c.mma + 64 * c.stages + 128 * c.tiles + 512 * c.products;
             Case k{M, N, 1031};
             k.conj = z;
             if (tt) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -66,11 +67,22 @@ TEST(TsmTable, TensorCoreTsmmEntries) {
     EXPECT_EQ(b.entries[0].config.mma, mma);
     EXPECT_EQ(config_name(false, b.entries[0].config), "mma " + std::to_string(mma));
   }
+  for (int tiles : {2, 4})
+    for (int products : {3, 4}) {
+      const Table z = parse_table(table_with(R"({"kernel": "tsmm", "type": "z", "m": 48, "n": 7, "mma": 2, "tiles": )" +
+                                             std::to_string(tiles) + R"(, "products": )" + std::to_string(products) + "}"),
+                                  "inline");
+      ASSERT_EQ(z.entries.size(), 1u);
+      EXPECT_EQ(z.entries[0].config.tiles, tiles);
+      EXPECT_EQ(z.entries[0].config.products, products);
+      EXPECT_EQ(config_name(false, z.entries[0].config),
+                "mma 2 tiles " + std::to_string(tiles) + " products " + std::to_string(products));
+    }
 }
 
 // The shipped TSMM choices in double: the compile-time kernel (behind
 // "outputs 1") exactly for the shapes it was built for, the tensor cores
-// elsewhere; complex never the tensor cores.
+// elsewhere; complex on the tensor cores from max(M, N) = 4.
 TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
@@ -79,7 +91,9 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
       EXPECT_EQ(tsmm_small_shape(m, n), small) << m << "x" << n;
       EXPECT_EQ(d.outputs == 1 && d.mma == 0, small) << m << "x" << n;
       EXPECT_EQ(d.mma == 2, !small) << m << "x" << n;
-      EXPECT_EQ(default_config(false, true, m, n).mma, 0) << m << "x" << n;
+      const NativeConfig z = default_config(false, true, m, n);
+      EXPECT_EQ(z.mma == 2, std::max(m, n) >= 4) << m << "x" << n;
+      EXPECT_EQ(z.mma == 0, z.outputs > 0) << m << "x" << n;
     }
 }
 
@@ -103,6 +117,16 @@ TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
                  "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 4})"), "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 8, "n": 8, "mma": 2})"), "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 8, "n": 8, "mma": 1, "tiles": 2, "products": 4})"),
+                 "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 8, "n": 8, "mma": 2, "tiles": 3, "products": 4})"),
+                 "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 8, "n": 8, "mma": 2, "tiles": 2, "products": 2})"),
+                 "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 2, "tiles": 2, "products": 4})"),
+                 "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 8, "n": 8, "mma": 2, "tiles": 2, "products": 3})"),
+                 "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4})"), "malformed");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": "four", "n": 4, "outputs": 1})"), "malformed");
   EXPECT_THROW(load_table("/nonexistent/tsm.json"), std::invalid_argument);

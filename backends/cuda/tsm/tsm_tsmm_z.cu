@@ -1,0 +1,187 @@
+// Native TSMM, complex double, on the FP64 tensor cores (m16n8k4, sm_90):
+// B = alpha A C + beta B with a complex product as real DMMAs, four
+// (re += Ar Cr - Ai Ci, im += Ar Ci + Ai Cr) or Gauss's three (P1 = Ar Cr,
+// P2 = Ai Ci, P3 = (Ar + Ai)(Cr + Ci); re = P1 - P2, im = P3 - P1 - P2: a
+// quarter fewer DMMAs, 12 accumulators a tile instead of 8). A warp computes
+// 16 rows of B and GT 8-column tiles of them; wider N splits a row block's
+// tiles between consecutive items (the second read of its A rows hits L1).
+// Both the inner index and the output columns are permuted so that every
+// warp load and store moves whole 32-byte sectors: unit u (8 columns of A),
+// lane t = l % 4 and step j < 2 take column 8u + t + 4j (a load instruction
+// reads 64 contiguous bytes of each of 8 rows), and fragment column c of a
+// tile holds column c / 2 + 4 (c % 2), so a lane's outputs 2t + jj land in
+// column t + 4jj (64 contiguous bytes a row a store). The pair layout of the
+// double kernel (column 8u + 2t + j) left every 16-byte access with a 16-byte
+// gap: 1 x 64 ran at 0.98 ms against 0.81, 3 x 17 at 1.17 against 0.92
+// (docs/perf/tsm.md). alpha C sits in shared memory in fragment order, real
+// parts, imaginary parts and (Gauss) their sums apart, each fragment one
+// conflict-free 16-byte load.
+// A is read a unit at a time with the next unit in flight, across items too
+// (the last unit's compute hides the next item's first loads).
+// Measured against the complex register kernel and cuBLAS ZGEMM:
+// perf/experiments/tsm_tsmm_z_probe.cu, docs/perf/tsm.md.
+#include "tsm/tsm_mma.cuh"
+
+namespace tessera::native_cuda::tsm_detail {
+
+namespace {
+
+struct ZShape {
+  int M, N, U, NT, G;  // units of A, 8-column tiles of B, items a row block
+  Index K, lda, ldb;
+};
+
+__device__ __forceinline__ double2 cmul2(double2 a, double2 b) {
+  return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// A's values of unit u for rows r0 + g (h = 0) and r0 + g + 8 (h = 1), zero past K and M.
+__device__ __forceinline__ void load_z_unit(const ZShape& s, const double2* __restrict__ A, Index r0, int u, int g,
+                                            int t, double2 (&a)[2][2]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const Index row = r0 + g + 8 * h;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int m = 8 * u + t + 4 * j;
+      a[h][j] = (row < s.K && m < s.M) ? __ldg(A + row * s.lda + m) : make_double2(0.0, 0.0);
+    }
+  }
+}
+
+template <int GT, bool Gauss>
+__global__ void __launch_bounds__(256)
+    tsmm_z_mma16_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
+                        Index ldcc, double2 alpha, double2 beta, double2* B) {
+  extern __shared__ double2 zsm[];
+  const int n_frag = s.U * s.NT * 32;
+  // zsm[p n_frag + (u NT + nt) 32 + l] = (v(8u + 2t, 8nt + g), v(8u + 2t + 1, 8nt + g)), v = alpha C,
+  // p = 0 real parts, 1 imaginary parts, 2 their sums.
+  for (int e = threadIdx.x; e < n_frag; e += blockDim.x) {
+    const int l = e & 31, nt = (e >> 5) % s.NT, u = (e >> 5) / s.NT;
+    const int g = l >> 2, n = 8 * nt + g / 2 + 4 * (g % 2);
+    double2 v[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int m = 8 * u + (l & 3) + 4 * j;
+      v[j] = (m < s.M && n < s.N) ? cmul2(alpha, C[m * ldcr + n * ldcc]) : make_double2(0.0, 0.0);
+    }
+    zsm[e] = make_double2(v[0].x, v[1].x);
+    zsm[n_frag + e] = make_double2(v[0].y, v[1].y);
+    if (Gauss) zsm[2 * n_frag + e] = make_double2(v[0].x + v[0].y, v[1].x + v[1].y);
+  }
+  __syncthreads();
+  const double2* cr = zsm;
+  const double2* ci = zsm + n_frag;
+  const double2* cs = zsm + 2 * n_frag;
+  const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+  const bool beta_zero = beta.x == 0.0 && beta.y == 0.0;
+  const Index items = (s.K + 15) / 16 * s.G;
+  const Index stride = Index(gridDim.x) * (blockDim.x / 32);
+  Index it = Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  if (it >= items) return;
+  double2 a[2][2], an[2][2];
+  load_z_unit(s, A, it / s.G * 16, 0, g, t, a);
+  while (true) {
+    const Index r0 = it / s.G * 16, next = it + stride;
+    const int nt0 = int(it % s.G) * GT;
+    constexpr int kAcc = Gauss ? 3 : 2;
+    double acc[GT][kAcc][4];
+#pragma unroll
+    for (int x = 0; x < GT; ++x)
+#pragma unroll
+      for (int p = 0; p < kAcc; ++p) acc[x][p][0] = acc[x][p][1] = acc[x][p][2] = acc[x][p][3] = 0.0;
+    for (int u = 0; u < s.U; ++u) {
+      const bool in_item = u + 1 < s.U, prefetch = in_item || next < items;
+      if (in_item) load_z_unit(s, A, r0, u + 1, g, t, an);
+      else if (prefetch) load_z_unit(s, A, next / s.G * 16, 0, g, t, an);
+#pragma unroll
+      for (int x = 0; x < GT; ++x) {
+        const int nt = nt0 + x;
+        if (nt >= s.NT) break;
+        const int f = (u * s.NT + nt) * 32 + lane;
+        const double2 vr = cr[f], vi = ci[f];
+        double2 vs = make_double2(0.0, 0.0);
+        if constexpr (Gauss) vs = cs[f];
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const double br = j ? vr.y : vr.x, bi = j ? vi.y : vi.x;
+          if constexpr (Gauss) {
+            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
+            dmma16(acc[x][1], a[0][j].y, a[1][j].y, bi);
+            dmma16(acc[x][2], a[0][j].x + a[0][j].y, a[1][j].x + a[1][j].y, j ? vs.y : vs.x);
+          } else {
+            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
+            dmma16(acc[x][0], -a[0][j].y, -a[1][j].y, bi);
+            dmma16(acc[x][1], a[0][j].x, a[1][j].x, bi);
+            dmma16(acc[x][1], a[0][j].y, a[1][j].y, br);
+          }
+        }
+      }
+      if (prefetch)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) a[h][0] = an[h][0], a[h][1] = an[h][1];
+    }
+#pragma unroll
+    for (int x = 0; x < GT; ++x) {
+      const int nt = nt0 + x;
+      if (nt >= s.NT) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const Index row = r0 + g + 8 * h;
+        if (row >= s.K) continue;
+#pragma unroll
+        for (int jj = 0; jj < 2; ++jj) {
+          const int n = 8 * nt + t + 4 * jj, q = 2 * h + jj;
+          if (n >= s.N) continue;
+          double2 v = Gauss ? make_double2(acc[x][0][q] - acc[x][1][q], acc[x][2][q] - acc[x][0][q] - acc[x][1][q])
+                            : make_double2(acc[x][0][q], acc[x][1][q]);
+          double2* p = B + row * s.ldb + n;
+          if (!beta_zero) {
+            const double2 o = cmul2(beta, *p);
+            v.x += o.x, v.y += o.y;
+          }
+          *p = v;
+        }
+      }
+    }
+    if (next >= items) break;
+    it = next;
+  }
+}
+
+template <int GT, bool Gauss>
+void launch_as(cudaStream_t stream, const ZShape& s, const double2* A, const double2* C, Index ldcr, Index ldcc,
+               double2 alpha, double2 beta, double2* B) {
+  auto kernel = tsmm_z_mma16_kernel<GT, Gauss>;
+  const std::size_t smem = std::size_t(Gauss ? 3 : 2) * s.U * s.NT * 32 * sizeof(double2);
+  const int threads = 256;
+  allow_smem(kernel, smem);
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const Index items = (s.K + 15) / 16 * s.G;
+  const Index want = (items + threads / 32 - 1) / (threads / 32);
+  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, C, ldcr, ldcc, alpha, beta, B);
+  check(cudaGetLastError(), "complex tsmm (tensor cores, m16n8k4) launch");
+}
+
+}  // namespace
+
+void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int N, Index K, zcomplex alpha,
+                         const zcomplex* A, Index lda, const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta,
+                         zcomplex* B, Index ldb) {
+  const int NT = (N + 7) / 8;
+  const ZShape s{M, N, (M + 7) / 8, NT, (NT + c.tiles - 1) / c.tiles, K, lda, ldb};
+  // Kokkos::complex<double> is two doubles aligned to 16 bytes: the same object as double2.
+  const auto* a2 = reinterpret_cast<const double2*>(A);
+  const auto* c2 = reinterpret_cast<const double2*>(C);
+  auto* b2 = reinterpret_cast<double2*>(B);
+  const double2 al = make_double2(alpha.real(), alpha.imag()), be = make_double2(beta.real(), beta.imag());
+  if (c.products == 3)
+    (c.tiles == 4 ? launch_as<4, true> : launch_as<2, true>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+  else
+    (c.tiles == 4 ? launch_as<4, false> : launch_as<2, false>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+}
+
+}  // namespace tessera::native_cuda::tsm_detail
