@@ -2,7 +2,8 @@
 // B = alpha A C + beta B with a complex product as real DMMAs, four
 // (re += Ar Cr - Ai Ci, im += Ar Ci + Ai Cr) or Gauss's three (P1 = Ar Cr,
 // P2 = Ai Ci, P3 = (Ar + Ai)(Cr + Ci); re = P1 - P2, im = P3 - P1 - P2: a
-// quarter fewer DMMAs, 12 accumulators a tile instead of 8). A warp computes
+// quarter fewer DMMAs, 12 accumulators a tile instead of 8; on the H100 the
+// tuned table takes four everywhere, docs/perf/tsm.md). A warp computes
 // 16 rows of B and GT 8-column tiles of them; wider N splits a row block's
 // tiles between consecutive items (the second read of its A rows hits L1).
 // Both the inner index and the output columns are permuted so that every
@@ -55,8 +56,8 @@ __global__ void __launch_bounds__(256)
                         Index ldcc, double2 alpha, double2 beta, double2* B) {
   extern __shared__ double2 zsm[];
   const int n_frag = s.U * s.NT * 32;
-  // zsm[p n_frag + (u NT + nt) 32 + l] = (v(8u + 2t, 8nt + g), v(8u + 2t + 1, 8nt + g)), v = alpha C,
-  // p = 0 real parts, 1 imaginary parts, 2 their sums.
+  // zsm[p n_frag + (u NT + nt) 32 + l] = (v(8u + t, n), v(8u + t + 4, n)), n = 8nt + g/2 + 4(g%2),
+  // t = l % 4, g = l / 4, v = alpha C; p = 0 real parts, 1 imaginary parts, 2 their sums.
   for (int e = threadIdx.x; e < n_frag; e += blockDim.x) {
     const int l = e & 31, nt = (e >> 5) % s.NT, u = (e >> 5) / s.NT;
     const int g = l >> 2, n = 8 * nt + g / 2 + 4 * (g % 2);
