@@ -31,23 +31,19 @@
 using Exec = Kokkos::DefaultHostExecutionSpace;
 using namespace tessera::video::impl;
 
+#if TESSERA_BSPLINE_SSE2
 namespace {
 
 // Whether this CPU runs the row pass without transposes (AVX2 and FMA).
-inline bool bspline_rows_avx2() {
-#if TESSERA_BSPLINE_SSE2
+bool bspline_rows_avx2() {
   static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return ok;
-#else
-  return false;
-#endif
 }
 
 // Shortest row the AVX2 row pass takes: the causal initial value's mirror
 // sum drops its far-end terms from 42 samples on (bspline_iir_line).
-inline constexpr int kBsplineRowAvx2Min = 42;
+constexpr int kBsplineRowAvx2Min = 42;
 
-#if TESSERA_BSPLINE_SSE2
 // A causal step over samples k..k+7: c+[k+i] = sum_{j<=i} z^(i-j) x[k+j] +
 // z^(i+1) prev, columns t[j], p. An anti-causal step over k-7..k (lane a is
 // sample k-7+a): c[k-7+a] = sum_{b>=a} -z^(b-a+1) c+[k-7+b] + z^(8-a) c[k+1],
@@ -57,7 +53,7 @@ struct BsplineRowSteps {
   float z8;
 };
 
-inline const BsplineRowSteps& bspline_row_steps() {
+const BsplineRowSteps& bspline_row_steps() {
   static const BsplineRowSteps s = [] {
     BsplineRowSteps b{};
     auto zp = [](int e) { return std::pow(tessera::video::kBsplinePole, e); };
@@ -77,7 +73,7 @@ inline const BsplineRowSteps& bspline_row_steps() {
 // samples), worked in buf (n floats, the thread's own); stream: the row
 // leaves through non-temporal stores (bspline_stream_fence() before others
 // read it).
-[[gnu::target("avx2,fma")]] inline void bspline_row_avx2(const std::uint8_t* in, float* buf, float* out, int n,
+[[gnu::target("avx2,fma")]] void bspline_row_avx2(const std::uint8_t* in, float* buf, float* out, int n,
                                                         float gain, bool stream, const BsplineRowSteps& st) {
   constexpr double z = tessera::video::kBsplinePole;
   const float zf = float(z);
@@ -143,8 +139,6 @@ inline const BsplineRowSteps& bspline_row_steps() {
   }
   for (; i < n; ++i) out[i] = c[i];
 }
-#endif
-
 
 // The row pass without transposes over a plane: 8-bit rows whose samples
 // are adjacent, at least kBsplineRowAvx2Min of them, on a CPU with AVX2 and
@@ -153,7 +147,6 @@ inline const BsplineRowSteps& bspline_row_steps() {
 // rule (BsplineHostStores).
 template <class ExecSpace, class In, class Coef>
 bool bspline_prefilter_rows_avx2(const ExecSpace& exec, const In& in, const Coef& coef, BsplineHostStores stores) {
-#if TESSERA_BSPLINE_SSE2
   if constexpr (BsplineU8Rows<BsplineRowSource<In>>::value) {
     const int h = int(coef.extent(0)), w = int(coef.extent(1));
     if (w < kBsplineRowAvx2Min || !rows_contiguous(in) || !bspline_rows_avx2()) return false;
@@ -177,12 +170,12 @@ bool bspline_prefilter_rows_avx2(const ExecSpace& exec, const In& in, const Coef
         });
     return true;
   }
-#endif
   (void)exec, (void)in, (void)coef, (void)stores;
   return false;
 }
 
 }  // namespace
+#endif
 
 int main(int argc, char** argv) {
   int W = 7680, H = 4320;
@@ -220,6 +213,7 @@ int main(int argc, char** argv) {
     });
     const double rows = median_ms([&] { bspline_prefilter_rows_kokkos(exec, in, coef); });
     double avx2 = -1, avx2_err = -1;
+#if TESSERA_BSPLINE_SSE2
     if (bspline_prefilter_rows_avx2(exec, in, a, BsplineHostStores::automatic)) {
       avx2 = median_ms([&] { bspline_prefilter_rows_avx2(exec, in, a, BsplineHostStores::automatic); });
       bspline_prefilter_rows_kokkos(exec, in, coef);
@@ -231,6 +225,7 @@ int main(int argc, char** argv) {
       }
       avx2_err = md / mv;
     }
+#endif
     const double cols = median_ms([&] { bspline_prefilter_cols_kokkos(exec, coef); });
     const double both = median_ms([&] { bspline_prefilter_kokkos(exec, in, coef); });
     auto line = [&](const char* what, double ms, double bytes_px) {
