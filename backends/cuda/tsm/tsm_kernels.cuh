@@ -323,8 +323,8 @@ inline NativeConfigT config_for(bool tsmttsm, bool complex, int M, int N) {
   tsm::init_table_from_environment(gpu);
   const NativeConfigT c = tsm::choose_config(tsmttsm, complex, M, N);
   if (c.mma > 0 && !has_dmma()) return register_config(tsmttsm, complex, M, N);
-  if (!tsmttsm && complex && c.mma == 2 && !has_dmma16()) return register_config(tsmttsm, complex, M, N);
   if (!tsmttsm && c.mma == 2 && !has_dmma16()) {
+    if (complex) return register_config(tsmttsm, complex, M, N);  // complex TSMM has no m8n8k4 form
     NativeConfigT m8 = c;
     m8.mma = 1;
     return m8;
