@@ -337,9 +337,26 @@ TYPED_TEST(Bspline, RejectsBadArguments) {
 // block of 64 samples, the mirror sum's 42 and the transposes' 4 and 16;
 // 8-bit rows contiguous or a pitch apart, float input; the row pass's
 // coefficients stored through the caches or streamed past them.
+// The prefilter of the h x w plane ref in place, bspline_iir_line along
+// every row, then every column (the gains applied first).
+void line_by_line_prefilter(std::vector<float>& ref, int h, int w) {
+  const float gr = w > 1 ? 6.0f : 1.0f, gc = h > 1 ? 6.0f : 1.0f;
+  for (int y = 0; y < h; ++y) {
+    float* line = ref.data() + std::size_t(y) * w;
+    for (int x = 0; x < w; ++x) line[x] = gr * line[x];
+    tessera::video::bspline_iir_line(line, 1, w);
+  }
+  for (int x = 0; x < w; ++x) {
+    for (int y = 0; y < h; ++y) ref[std::size_t(y) * w + x] = gc * ref[std::size_t(y) * w + x];
+    tessera::video::bspline_iir_line(ref.data() + x, w, h);
+  }
+}
+
+// The two-pass path (on host spaces the one-pass prefilter is set aside).
 TYPED_TEST(Bspline, PortablePrefilterMatchesLineByLineIir) {
   using M = typename TypeParam::memory_space;
   using Stores = tessera::video::impl::BsplineHostStores;
+  using Path = tessera::video::impl::BsplineHostPath;
   const auto seed = tessera::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
 #if defined(__FMA__)
@@ -365,25 +382,16 @@ TYPED_TEST(Bspline, PortablePrefilterMatchesLineByLineIir) {
           for (int x = 0; x < w; ++x) hb(y * pitch + x) = std::uint8_t(ref[std::size_t(y) * w + x]);
         Kokkos::deep_copy(buf, hb);
         Kokkos::View<std::uint8_t**, Kokkos::LayoutStride, M> in(buf.data(), Kokkos::LayoutStride(h, pitch, w, 1));
-        tessera::video::impl::bspline_prefilter_kokkos(TypeParam(), in, coef, stores);
+        tessera::video::impl::bspline_prefilter_kokkos(TypeParam(), in, coef, stores, Path::two_pass);
       } else {
         Kokkos::View<float**, Kokkos::LayoutRight, M> in("in", h, w);
         auto hi = Kokkos::create_mirror_view(in);
         for (int y = 0; y < h; ++y)
           for (int x = 0; x < w; ++x) hi(y, x) = ref[std::size_t(y) * w + x];
         Kokkos::deep_copy(in, hi);
-        tessera::video::impl::bspline_prefilter_kokkos(TypeParam(), in, coef, stores);
+        tessera::video::impl::bspline_prefilter_kokkos(TypeParam(), in, coef, stores, Path::two_pass);
       }
-      const float gr = w > 1 ? 6.0f : 1.0f, gc = h > 1 ? 6.0f : 1.0f;
-      for (int y = 0; y < h; ++y) {
-        float* line = ref.data() + std::size_t(y) * w;
-        for (int x = 0; x < w; ++x) line[x] = gr * line[x];
-        tessera::video::bspline_iir_line(line, 1, w);
-      }
-      for (int x = 0; x < w; ++x) {
-        for (int y = 0; y < h; ++y) ref[std::size_t(y) * w + x] = gc * ref[std::size_t(y) * w + x];
-        tessera::video::bspline_iir_line(ref.data() + x, w, h);
-      }
+      line_by_line_prefilter(ref, h, w);
       auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), coef);
       float scale = 0.0f;
       for (float v : ref) scale = std::max(scale, std::fabs(v));
@@ -396,6 +404,59 @@ TYPED_TEST(Bspline, PortablePrefilterMatchesLineByLineIir) {
             ASSERT_NEAR(hc(y, x), r, 4e-6f * scale) << "(" << y << ", " << x << ")";
         }
     }
+}
+
+// The host one-pass prefilter (rows and columns together, truncated
+// recursions between bands and blocks) against the line-by-line IIR to float
+// rounding: band counts from 1 to 5 (every band edge, block edge and plane
+// end in reach of another), widths with and without whole vectors, rows a
+// pitch apart, cached and streaming stores. Planes it does not take are
+// refused, nothing written.
+TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
+  namespace impl = tessera::video::impl;
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    GTEST_SKIP() << "host path";
+  } else {
+    if (!impl::bspline_host_avx2()) GTEST_SKIP() << "CPU without AVX2 and FMA";
+    using Stores = impl::BsplineHostStores;
+    const auto seed = tessera::test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::uint64_t offset = 0;
+    const std::tuple<int, int, int> cases[] = {{48, 42, 1},  {48, 131, 1}, {49, 64, 1},  {97, 200, 1},
+                                               {130, 67, 2}, {200, 75, 3}, {333, 45, 5}, {321, 136, 5},
+                                               {131, 47, 2}};
+    for (auto [h, w, bands] : cases)
+      for (int form = 0; form < 4; ++form) {  // rows contiguous or a pitch apart; cached or streaming
+        SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " bands " + std::to_string(bands) + " form " +
+                     std::to_string(form));
+        const std::size_t pitch = form % 2 == 0 ? w : w + 5;
+        std::vector<float> ref(std::size_t(h) * w);
+        for (auto& v : ref) v = float(int(tessera::random_uniform(seed, offset++, 0, 256)));
+        Kokkos::View<std::uint8_t*, Kokkos::HostSpace> buf("buf", pitch * h);
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x) buf(y * pitch + x) = std::uint8_t(ref[std::size_t(y) * w + x]);
+        Kokkos::View<std::uint8_t**, Kokkos::LayoutStride, Kokkos::HostSpace> in(
+            buf.data(), Kokkos::LayoutStride(h, pitch, w, 1));
+        Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> coef("coef", h, w);
+        ASSERT_TRUE(impl::bspline_prefilter_fused_host(TypeParam(), in, coef, form < 2 ? Stores::cached : Stores::streaming,
+                                                       bands));
+        TypeParam().fence();
+        line_by_line_prefilter(ref, h, w);
+        float scale = 0.0f;
+        for (float v : ref) scale = std::max(scale, std::fabs(v));
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            ASSERT_NEAR(coef(y, x), ref[std::size_t(y) * w + x], 4e-6f * scale) << "(" << y << ", " << x << ")";
+      }
+    // Too narrow or too short: refused, the plane untouched.
+    for (auto [h, w] : {std::pair{47, 200}, std::pair{200, 41}}) {
+      Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Kokkos::HostSpace> in("in", h, w);
+      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> coef("coef", h, w);
+      Kokkos::deep_copy(coef, -1.0f);
+      EXPECT_FALSE(impl::bspline_prefilter_fused_host(TypeParam(), in, coef, Stores::automatic));
+      EXPECT_EQ(coef(h / 2, w / 2), -1.0f);
+    }
+  }
 }
 
 // The fused kernel's prefilter: h[n] = sqrt(3) z^|n|, |n| <= kBsplineFirRadius,

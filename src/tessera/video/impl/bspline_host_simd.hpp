@@ -15,6 +15,15 @@
 
 namespace tessera::video::impl {
 
+// How the host row pass writes the coefficients: through the caches, or
+// with non-temporal stores that bypass them (no read for ownership, no
+// eviction of what the column pass reads next). automatic streams when the
+// plane is larger than the last-level cache: there the coefficients would
+// not be in cache for the column pass anyway (a 7680 x 4320 plane on a 32
+// MiB cache: 1.5x), while a plane that fits (the same plane on a 300 MiB
+// cache) is read back from the cache and streaming it costs 1.2-1.9x instead.
+enum class BsplineHostStores { automatic, cached, streaming };
+
 // Samples the transposes take at a time (in: 16 bytes a line; out: 4 floats).
 inline constexpr int kBsplineInStep = 16;
 inline constexpr int kBsplineOutStep = 4;

@@ -8,6 +8,7 @@
 // coalesced. Scanlines too long for scratch take the same recursions in place.
 #include "tessera/core/cache_info.hpp"
 #include "tessera/core/exec_space.hpp"
+#include "tessera/video/impl/bspline_host_fused.hpp"
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
 #include "tessera/video/impl/plane_layout.hpp"
@@ -48,15 +49,6 @@ inline int bspline_lines_per_team(int len) {
 // blocks of 64 samples (4 x 4 transposes in and out, the causal steps after
 // a block arrives, the anti-causal ones before it leaves), columns a row at
 // a time, so the buffer is walked twice instead of six times.
-
-// How the host row pass writes the coefficients: through the caches, or
-// with non-temporal stores that bypass them (no read for ownership, no
-// eviction of what the column pass reads next). automatic streams when the
-// plane is larger than the last-level cache: there the coefficients would
-// not be in cache for the column pass anyway (a 7680 x 4320 plane on a 32
-// MiB cache: 1.5x), while a plane that fits (the same plane on a 300 MiB
-// cache) is read back from the cache and streaming it costs 1.2-1.9x instead.
-enum class BsplineHostStores { automatic, cached, streaming };
 
 // Rows ahead that the host column pass requests (prefetch_piece).
 inline constexpr int kPrefetch = 8;
@@ -306,9 +298,19 @@ void bspline_prefilter_cols_kokkos(const ExecSpace& exec, const Coef& coef) {
                           BsplineColumnSource{coef.data(), w, h > 1 ? 6.0f : 1.0f});
 }
 
+// Host spaces take the one-pass prefilter where it applies
+// (bspline_host_fused.hpp: 8-bit rows, AVX2 and FMA); two_pass keeps the
+// rows-then-columns path, whose coefficients bspline_iir_line matches to the bit.
+enum class BsplineHostPath { automatic, two_pass };
+
 template <class ExecSpace, class In, class Coef>
 void bspline_prefilter_kokkos(const ExecSpace& exec, const In& in, const Coef& coef,
-                              BsplineHostStores stores = BsplineHostStores::automatic) {
+                              BsplineHostStores stores = BsplineHostStores::automatic,
+                              BsplineHostPath path = BsplineHostPath::automatic) {
+  if constexpr (!is_device_space_v<ExecSpace>) {
+    if (path == BsplineHostPath::automatic && bspline_prefilter_fused_host(exec, in, coef, stores)) return;
+  }
+  (void)path;
   bspline_prefilter_rows_kokkos(exec, in, coef, stores);
   bspline_prefilter_cols_kokkos(exec, coef);
 }
