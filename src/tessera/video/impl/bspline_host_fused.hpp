@@ -15,7 +15,6 @@
 // so the coefficients differ from the two-pass path's by float rounding
 // only (the bound is the fused native kernel's, see kBsplineFirRadius in
 // bspline_math.hpp), not to the bit.
-#include "tessera/core/cache_info.hpp"
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
 #include "tessera/video/impl/plane_layout.hpp"
@@ -267,9 +266,8 @@ bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coe
     // The ring, the anti-causal running row, a spare row for rows past the
     // plane's end, and the row filter's 8 rows sample-major.
     const std::size_t bytes = std::size_t(kFusedRing + 2 + kFusedGroup) * std::size_t(rld) * sizeof(float);
-    bool stream = stores == BsplineHostStores::streaming ||
-                  (stores == BsplineHostStores::automatic && std::size_t(h) * w * sizeof(float) > host_llc_bytes());
-    stream = stream && reinterpret_cast<std::uintptr_t>(coef.data()) % 32 == 0 && ld % 8 == 0 && w % 8 == 0;
+    const bool stream = bspline_host_streams(stores, std::size_t(h) * w * sizeof(float)) &&
+                        reinterpret_cast<std::uintptr_t>(coef.data()) % 32 == 0 && ld % 8 == 0 && w % 8 == 0;
     const std::uint8_t* src = in.data();
     const std::int64_t pitch = row_pitch(in);
     float* out = coef.data();
@@ -286,25 +284,21 @@ bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coe
           float* spare = acc + rld;
           float* lanes = spare + rld;
           // Rows y..y+7 filtered along x into their slots (rows past the
-          // plane: the last row again, into the spare row) with their causal
-          // column steps, row y's too unless it starts the recursion.
-          auto rows = [&](int y, bool first) {
+          // plane: the last row again, into the spare row), with their causal
+          // column steps when `columns` (row y's from the row above unless
+          // above is null: row y starts the recursion).
+          auto rows = [&](int y, bool columns, const float* above) {
             const std::uint8_t* r[kFusedGroup];
             float* o[kFusedGroup];
             for (int i = 0; i < kFusedGroup; ++i) {
               r[i] = src + std::min(y + i, h - 1) * pitch;
               o[i] = y + i < h ? slot(y + i) : spare;
             }
-            bspline_rows8_avx2(r, o, lanes, w, 36.0f, true, first ? nullptr : slot(y - 1));
+            bspline_rows8_avx2(r, o, lanes, w, 36.0f, columns, above);
           };
           int next;
           if (y0 == 0) {
-            for (int y = 0; y < 41; y += kFusedGroup) {
-              const std::uint8_t* r[kFusedGroup];
-              float* o[kFusedGroup];
-              for (int i = 0; i < kFusedGroup; ++i) r[i] = src + (y + i) * pitch, o[i] = slot(y + i);
-              bspline_rows8_avx2(r, o, lanes, w, 36.0f);
-            }
+            for (int y = 0; y < 41; y += kFusedGroup) rows(y, false, nullptr);
             float* first[41];
             for (int k = 0; k <= 40; ++k) first[k] = slot(k);
             bspline_col_init_avx2(first, w);
@@ -312,19 +306,19 @@ bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coe
             for (int y = 1; y < next; ++y) bspline_col_causal_avx2(slot(y), slot(y - 1), w);
           } else {
             // y0 >= kFusedMinBand > kFusedReach: the warm-up starts inside the plane.
-            for (int y = y0 - kFusedReach; y < y0; y += kFusedGroup) rows(y, y == y0 - kFusedReach);
+            rows(y0 - kFusedReach, true, nullptr);
+            for (int y = y0 - kFusedReach + kFusedGroup; y < y0; y += kFusedGroup) rows(y, true, slot(y - 1));
             next = y0;
           }
           for (int b0 = y0; b0 < y1; b0 += kFusedBlock) {
             const int bend = std::min(y1, b0 + kFusedBlock), e = std::min(h, bend + kFusedReach) - 1;
-            for (; next <= e; next += kFusedGroup) rows(next, false);
+            for (; next <= e; next += kFusedGroup) rows(next, true, slot(next - 1));
             // The anti-causal steps a row at a time up from row e, the running
             // row in acc: exact at the plane's last row, else zero below row e.
             int y = e;
             if (e == h - 1) {
-              constexpr double z = kBsplinePole;
               const float *c1 = slot(h - 1), *c2 = slot(h - 2);
-              for (int x = 0; x < w; ++x) acc[x] = float((z / (z * z - 1.0)) * (z * double(c2[x]) + double(c1[x])));
+              for (int x = 0; x < w; ++x) acc[x] = bspline_anticausal_last(c2[x], c1[x]);
               if (y < bend) std::copy(acc, acc + w, out + y * ld);
               --y;
             } else {

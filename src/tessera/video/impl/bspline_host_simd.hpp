@@ -5,6 +5,9 @@
 // the recursions, set its time. SSE2 (the x86-64 baseline) where available;
 // plain loops elsewhere. The values are the scalar code's: gain * float(x)
 // in, copies out.
+#include "tessera/core/cache_info.hpp"
+
+#include <cstddef>
 #include <cstdint>
 #if !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__GNUC__)
 #include <emmintrin.h>
@@ -23,6 +26,12 @@ namespace tessera::video::impl {
 // MiB cache: 1.5x), while a plane that fits (the same plane on a 300 MiB
 // cache) is read back from the cache and streaming it costs 1.2-1.9x instead.
 enum class BsplineHostStores { automatic, cached, streaming };
+
+// Whether a host pass writing a plane of `bytes` streams it under `stores`.
+inline bool bspline_host_streams(BsplineHostStores stores, std::size_t bytes) {
+  return stores == BsplineHostStores::streaming ||
+         (stores == BsplineHostStores::automatic && bytes > host_llc_bytes());
+}
 
 // Samples the transposes take at a time (in: 16 bytes a line; out: 4 floats).
 inline constexpr int kBsplineInStep = 16;

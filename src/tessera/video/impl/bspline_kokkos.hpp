@@ -6,7 +6,6 @@
 // there and writes the block back: the recursions' dependent steps then wait
 // on scratch, not on global memory, and the global loads and stores are
 // coalesced. Scanlines too long for scratch take the same recursions in place.
-#include "tessera/core/cache_info.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/bspline_host_fused.hpp"
 #include "tessera/video/impl/bspline_host_simd.hpp"
@@ -99,9 +98,7 @@ void bspline_prefilter_lines_host(const ExecSpace& exec, const char* label, floa
   // samples take the whole recursion between the transposes.
   constexpr int kPos = 64;
   const bool stream = along_line && len > kPos && bspline_can_stream(c, line_step) &&
-                     (stores == BsplineHostStores::streaming ||
-                      (stores == BsplineHostStores::automatic &&
-                       std::size_t(count) * std::size_t(len) * sizeof(float) > host_llc_bytes()));
+                     bspline_host_streams(stores, std::size_t(count) * std::size_t(len) * sizeof(float));
   Kokkos::parallel_for(
       label, Policy(exec, (count + L - 1) / L, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
       [=](const Member& team) {

@@ -70,6 +70,13 @@ inline constexpr int kIirChunk = 8;
 // The prefilter's pole z = sqrt(3) - 2.
 inline constexpr double kBsplinePole = -0.26794919243112270;
 
+// The anti-causal recursion's exact start at a line's last sample (whole-
+// sample symmetric boundary), from the causal values of its last two samples.
+KOKKOS_INLINE_FUNCTION float bspline_anticausal_last(float before_last, float last) {
+  constexpr double z = kBsplinePole;
+  return float((z / (z * z - 1.0)) * (z * double(before_last) + double(last)));
+}
+
 // In-place prefilter of c[0], c[s], ..., c[(n-1)s] (already multiplied by
 // the gain 6 when n > 1). The causal initial value is the mirror sum in double
 // (z^k underflows in float long before the far end's terms vanish), summed to
@@ -111,7 +118,7 @@ KOKKOS_INLINE_FUNCTION void bspline_iir_line(float* c, std::int64_t s, int n) {
   }
   for (; k < n; ++k) c[k * s] = prev = c[k * s] + zf * prev;
   // Anti-causal: c[k] = z (c[k+1] - c[k]), from the exact value at the end.
-  prev = float((z / (z * z - 1.0)) * (z * double(c[(n - 2) * s]) + double(prev)));
+  prev = bspline_anticausal_last(c[(n - 2) * s], prev);
   c[(n - 1) * s] = prev;
   k = n - 2;
   for (; k + 1 >= kIirChunk; k -= kIirChunk) {
@@ -168,9 +175,8 @@ inline void bspline_iir_lines_causal(float* t, int k0, int k1) {
 
 template <int L>
 inline void bspline_iir_lines_last(float* t, int n) {
-  constexpr double z = kBsplinePole;
   float* c = t + std::int64_t(n - 1) * L;
-  for (int j = 0; j < L; ++j) c[j] = float((z / (z * z - 1.0)) * (z * double(c[j - L]) + double(c[j])));
+  for (int j = 0; j < L; ++j) c[j] = bspline_anticausal_last(c[j - L], c[j]);
 }
 
 template <int L>
