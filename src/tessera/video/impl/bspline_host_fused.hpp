@@ -49,15 +49,6 @@ inline constexpr int kFusedMinWidth = 42;
 inline constexpr int kFusedMinHeight = 48;
 inline constexpr int kFusedMinBand = 64;
 
-// Whether this CPU runs the one-pass prefilter (AVX2 and FMA).
-inline bool bspline_host_avx2() {
-#if TESSERA_BSPLINE_SSE2
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-#else
-  return false;
-#endif
-}
 
 // Bands the one-pass prefilter splits an h x w plane into on `threads`
 // threads (each at least kFusedMinBand rows); 0 where it does not take the

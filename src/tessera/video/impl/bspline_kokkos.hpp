@@ -7,6 +7,7 @@
 // on scratch, not on global memory, and the global loads and stores are
 // coalesced. Scanlines too long for scratch take the same recursions in place.
 #include "tessera/core/exec_space.hpp"
+#include "tessera/video/impl/bspline_host_eval.hpp"
 #include "tessera/video/impl/bspline_host_fused.hpp"
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
@@ -315,12 +316,15 @@ void bspline_prefilter_kokkos(const ExecSpace& exec, const In& in, const Coef& c
 // Host evaluation: the horizontal sum of a coefficient row for every output
 // column (the t of the portable kernel below, term for term) is worked out
 // once and kept while the u or so output rows that use it are made, each as
-// four weighted rows added along x (a loop the compiler vectorises): about 4 +
-// 16 / u multiply-adds an output instead of 20, and no division or mirror
-// per pixel (the columns' taps and weights are tabulated once a call). A
-// thread takes a run of output rows with a ring of four horizontal rows.
+// four weighted rows added along x: about 4 + 16 / u multiply-adds an output
+// instead of 20, and no division or mirror per pixel (the columns' taps and
+// weights are tabulated once a call). A thread takes a run of output rows
+// with a ring of four horizontal rows. With AVX2 and FMA (`simd`, checked at
+// run time) the rows' interior blocks and the 8-bit output rows run the
+// vector loops of bspline_host_eval.hpp; the plain loops make the rest.
 template <class ExecSpace, class Coef, class Out>
-void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out& out, const BsplinePhases& ph) {
+void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out& out, const BsplinePhases& ph,
+                              bool simd = true) {
   using T = typename Out::non_const_value_type;
   const int h = int(coef.extent(0)), w = int(coef.extent(1));
   const int oh = int(out.extent(0)), ow = int(out.extent(1));
@@ -336,40 +340,69 @@ void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out
   const float* c = coef.data();
   const int* cx = cols.data();
   const float* wk = wx.data();
+  const std::int64_t cstride = coef.extent(0) > 1 ? std::int64_t(coef.stride(0)) : w;
+  const bool vec = simd && bspline_host_avx2();
+  const BsplineRowTaps taps = bspline_row_taps(ph);
+  int q0 = 0, q1 = 0;
+  if (vec) bspline_row_blocks(taps, w, ph.u, ow, q0, q1);
+  const bool vec_out = vec && std::is_same_v<T, std::uint8_t> && (ow < 2 || out.stride(1) == 1);
+  const int pitch = ow + 16;  // a ring row and the vector stores' overrun
   const int runs = std::max(1, std::min(oh, 4 * int(exec.concurrency())));
   Kokkos::parallel_for(
       "tessera::video::bspline_interpolate_host", Kokkos::RangePolicy<ExecSpace>(exec, 0, runs), [=](const int q) {
         const int oy0 = int(std::int64_t(q) * oh / runs), oy1 = int(std::int64_t(q + 1) * oh / runs);
-        std::vector<float> ring(std::size_t(ow) * 4);
+        std::vector<float> ring(std::size_t(pitch) * 4);
         int held[4] = {INT_MIN, INT_MIN, INT_MIN, INT_MIN};  // the (unmirrored) coefficient row in each slot
+        // hs[ox] for ox in [x0, x1) by the tables.
+        auto sums = [&](const float* src, float* hs, const int x0, const int x1) {
+          for (int ox = x0; ox < x1; ++ox) {
+            const int* x = cx + std::size_t(ox) * 4;
+            const float* a = wk + std::size_t(ox) * 4;
+            float t = 0.0f;
+            for (int k = 0; k < 4; ++k) t += a[k] * src[x[k]];
+            hs[ox] = t;
+          }
+        };
         for (int oy = oy0; oy < oy1; ++oy) {
           const int ry = oy % ph.u, iy = oy / ph.u + ph.offset[ry];
           const float* hr[4];
           for (int j = 0; j < 4; ++j) {
             const int row = iy - 1 + j, slot = row & 3;
-            float* hs = ring.data() + std::size_t(slot) * ow;
+            float* hs = ring.data() + std::size_t(slot) * pitch;
             if (held[slot] != row) {
-              const float* src = c + std::int64_t(mirror_index(row, h)) * w;
-              for (int ox = 0; ox < ow; ++ox) {
-                const int* x = cx + std::size_t(ox) * 4;
-                const float* a = wk + std::size_t(ox) * 4;
-                float t = 0.0f;
-                for (int k = 0; k < 4; ++k) t += a[k] * src[x[k]];
-                hs[ox] = t;
+              const float* src = c + std::int64_t(mirror_index(row, h)) * cstride;
+#if TESSERA_BSPLINE_SSE2
+              if (q1 > q0) {
+                sums(src, hs, 0, q0 * ph.u);
+                bspline_row_sums_vector(src, taps, ph.u, q0, q1, hs);  // before the right edge: its overrun
+                sums(src, hs, q1 * ph.u, ow);
+              } else
+#endif
+              {
+                sums(src, hs, 0, ow);
               }
               held[slot] = row;
             }
             hr[j] = hs;
           }
+          T* const orow = &out(oy, 0);
+#if TESSERA_BSPLINE_SSE2
+          if (vec_out) {
+            bspline_rows_to_u8_avx2(hr, ph.w[ry], reinterpret_cast<std::uint8_t*>(orow), ow);
+            continue;
+          }
+#endif
           const float w0 = ph.w[ry][0], w1 = ph.w[ry][1], w2 = ph.w[ry][2], w3 = ph.w[ry][3];
           const float *h0 = hr[0], *h1 = hr[1], *h2 = hr[2], *h3 = hr[3];
-          for (int ox = 0; ox < ow; ++ox) {
-            float s = 0.0f;
-            s += w0 * h0[ox];
-            s += w1 * h1[ox];
-            s += w2 * h2[ox];
-            s += w3 * h3[ox];
-            out(oy, ox) = bspline_store<T>(s);
+          // A local count and a row pointer: 8-bit stores may alias anything,
+          // the captured width included, which would keep the loop scalar.
+          const int n = ow;
+          const std::ptrdiff_t step = ow > 1 ? std::ptrdiff_t(out.stride(1)) : 1;
+          auto sum = [&](const int ox) { return w0 * h0[ox] + w1 * h1[ox] + w2 * h2[ox] + w3 * h3[ox]; };
+          if (step == 1) {
+            for (int ox = 0; ox < n; ++ox) orow[ox] = bspline_store<T>(sum(ox));
+          } else {
+            for (int ox = 0; ox < n; ++ox) orow[ox * step] = bspline_store<T>(sum(ox));
           }
         }
       });

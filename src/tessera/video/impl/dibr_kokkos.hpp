@@ -9,16 +9,70 @@
 //    nearest depth (a segmented min). This is the prefix-sum style method
 //    Lin et al. proposed instead of atomics.
 // Both give the same bits on every backend.
+#include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/dibr_math.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 namespace tessera::video::impl {
+
+// Host spaces: a run of rows a thread, plain loops along x; the source
+// camera's (x - cx) / fx tabulated once a call and (y - cy) / fy once a row,
+// which leaves two of dibr_project's four double divisions a pixel (the
+// divisions bound the loop) and the same bits.
+template <class ExecSpace, class Depth, class ZBuf, class Out>
+void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbuf, const Out& out,
+                      const CameraRig& rig) {
+  const int h = int(depth.extent(0)), w = int(depth.extent(1));
+  const int th = int(out.extent(0)), tw = int(out.extent(1));
+  std::vector<double> xs(static_cast<std::size_t>(w));
+  for (int x = 0; x < w; ++x) xs[std::size_t(x)] = (x - rig.source.cx) / rig.source.fx;
+  const double* xn = xs.data();
+  const int runs = std::max(1, 4 * int(exec.concurrency()));
+  auto rows = [runs](const int q, const int n, int& r0, int& r1) {
+    r0 = int(std::int64_t(q) * n / runs), r1 = int(std::int64_t(q + 1) * n / runs);
+  };
+  using Range = Kokkos::RangePolicy<ExecSpace>;
+  Kokkos::parallel_for("tessera::video::dibr_clear", Range(exec, 0, runs), [=](const int q) {
+    int y0, y1;
+    rows(q, th, y0, y1);
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0, n = tw; x < n; ++x) zbuf(y, x) = kDepthUnknownBits;
+  });
+  Kokkos::parallel_for("tessera::video::dibr_scatter", Range(exec, 0, runs), [=](const int q) {
+    int y0, y1;
+    rows(q, h, y0, y1);
+    for (int y = y0; y < y1; ++y) {
+      const double ys = (y - rig.source.cy) / rig.source.fy;
+      for (int x = 0, n = w; x < n; ++x) {
+        int tx, ty;
+        std::uint32_t z;
+        if (dibr_project_normalised(rig, xn[x], ys, float(depth(y, x)), tw, th, tx, ty, z))
+          Kokkos::atomic_fetch_min(&zbuf(ty, tx), z);
+      }
+    }
+  });
+  Kokkos::parallel_for("tessera::video::dibr_resolve", Range(exec, 0, runs), [=](const int q) {
+    int y0, y1;
+    rows(q, th, y0, y1);
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0, n = tw; x < n; ++x) out(y, x) = depth_from_bits(zbuf(y, x));
+  });
+  exec.fence();  // xs lives until the scatter is done
+}
 
 template <class ExecSpace, class Depth, class ZBuf, class Out>
 void dibr_atomic_kokkos(const ExecSpace& exec, const Depth& depth, const ZBuf& zbuf, const Out& out,
                         const CameraRig& rig) {
+  if constexpr (!is_device_space_v<ExecSpace>) {
+    dibr_atomic_host(exec, depth, zbuf, out, rig);
+    return;
+  }
   const int h = int(depth.extent(0)), w = int(depth.extent(1));
   const int th = int(out.extent(0)), tw = int(out.extent(1));
   using Range2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;

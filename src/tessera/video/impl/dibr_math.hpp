@@ -30,14 +30,13 @@ KOKKOS_INLINE_FUNCTION std::uint64_t no_target_key(std::int64_t target_pixels, s
   return std::uint64_t(target_pixels + i) << 32;
 }
 
-// Back-projects source pixel (x, y) at depth d, transforms and projects it;
-// true with the target pixel (tx, ty) (rounded to nearest) and the bits of
-// its positive float depth when it lands inside the w x h target in front of
-// the camera. Positive floats order like their bit patterns.
-KOKKOS_INLINE_FUNCTION bool dibr_project(const CameraRig& rig, int x, int y, float d, int w, int h, int& tx, int& ty,
-                                         std::uint32_t& zbits) {
+// dibr_project from the pixel's normalised coordinates xs = (x - cx) / fx,
+// ys = (y - cy) / fy of the source camera (host loops tabulate them: the same
+// expressions, so the same bits).
+KOKKOS_INLINE_FUNCTION bool dibr_project_normalised(const CameraRig& rig, double xs, double ys, float d, int w, int h,
+                                                    int& tx, int& ty, std::uint32_t& zbits) {
   if (!(d > 0.0f) || !(d < 3.0e38f)) return false;  // unknown, NaN or infinite depth
-  const double X = (x - rig.source.cx) / rig.source.fx * d, Y = (y - rig.source.cy) / rig.source.fy * d, Z = d;
+  const double X = xs * d, Y = ys * d, Z = d;
   const double xt = rig.R[0] * X + rig.R[1] * Y + rig.R[2] * Z + rig.t[0];
   const double yt = rig.R[3] * X + rig.R[4] * Y + rig.R[5] * Z + rig.t[1];
   const double zt = rig.R[6] * X + rig.R[7] * Y + rig.R[8] * Z + rig.t[2];
@@ -53,6 +52,16 @@ KOKKOS_INLINE_FUNCTION bool dibr_project(const CameraRig& rig, int x, int y, flo
   } bits{zf};
   zbits = bits.u;
   return true;
+}
+
+// Back-projects source pixel (x, y) at depth d, transforms and projects it;
+// true with the target pixel (tx, ty) (rounded to nearest) and the bits of
+// its positive float depth when it lands inside the w x h target in front of
+// the camera. Positive floats order like their bit patterns.
+KOKKOS_INLINE_FUNCTION bool dibr_project(const CameraRig& rig, int x, int y, float d, int w, int h, int& tx, int& ty,
+                                         std::uint32_t& zbits) {
+  return dibr_project_normalised(rig, (x - rig.source.cx) / rig.source.fx, (y - rig.source.cy) / rig.source.fy, d, w,
+                                 h, tx, ty, zbits);
 }
 
 KOKKOS_INLINE_FUNCTION float depth_from_bits(std::uint32_t b) {
