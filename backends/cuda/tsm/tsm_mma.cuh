@@ -455,8 +455,10 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
 
 // Bytes per stage of the staged kernel. The blocks an SM holds are set by the
 // kernel's registers; the stages share what shared memory those blocks leave,
-// from 32 KiB up to 64 KiB a stage (wide complex rows: 2 KiB at M = N = 64, so
-// 32 KiB is 12 rows, three k4 steps a warp between barriers).
+// from 24 KiB up to 64 KiB a stage (wide complex rows: 2 KiB at M = N = 64, so
+// 32 KiB is 12 rows, three k4 steps a warp between barriers). The floor was
+// 32 KiB: where registers allow three blocks an SM (complex M = N = 16) it
+// left room for two, 14-20% slower on an H200 (docs/perf/tsm.md).
 // TESSERA_TSM_STAGE_BYTES overrides it (benchmarks).
 template <class Kernel>
 std::size_t staged_stage_bytes(Kernel kernel, int threads) {
@@ -470,7 +472,7 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
   check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
   if (forced > 0) return std::min(std::size_t(forced), std::size_t(per_block) / kStages);
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0), "occupancy");
-  const std::size_t lo = 32 * 1024, hi = 64 * 1024;
+  const std::size_t lo = 24 * 1024, hi = 64 * 1024;
   if (blocks < 1) return lo;
   const std::size_t share = std::min<std::size_t>(per_block, per_sm_smem / blocks - 1024) / kStages;
   return std::max(lo, std::min(hi, share));

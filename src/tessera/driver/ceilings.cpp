@@ -9,6 +9,7 @@
 #include "tessera/driver/results.hpp"
 #if TESSERA_HAS_CUDA_NATIVE
 #include "tessera/core/fma_peak_native_cuda.hpp"
+#include "tessera/core/read_peak_native_cuda.hpp"
 #endif
 
 #include <Kokkos_Core.hpp>
@@ -127,6 +128,29 @@ void measure_bandwidth(const std::set<Platform>& platforms, std::map<std::string
   }
 }
 
+// The GPU's read ceiling: STREAM's sum at size M (0.06 ms of reading on an
+// H200) ends with a reduction and a read-back to the host that cost a quarter
+// of its rate there, and read-mostly kernels (TSMTTSM) showed up to 139% of
+// it. A read-only kernel over 1 GiB (at most a quarter of the free memory)
+// that leaves nothing but its sums on the device gives the rate such kernels
+// can reach; the ceiling is the better of the two.
+void measure_gpu_read(Ceilings& c) {
+#if defined(KOKKOS_ENABLE_CUDA) && TESSERA_HAS_CUDA_NATIVE
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) return;
+  const std::size_t n = std::min<std::size_t>(std::size_t(1) << 27, free / 4 / sizeof(double)) / 2 * 2;
+  if (n < (std::size_t(1) << 20)) return;
+  Kokkos::Cuda exec;
+  Kokkos::View<double*, Kokkos::CudaSpace> a("tessera::read_peak", n), sink("tessera::read_peak_sink", 1);
+  double bytes = 0;
+  const TimingStats t =
+      time_repeats(exec, 2, 10, [&] { bytes = native_cuda::read_peak(exec.cuda_stream(), a.data(), n, sink.data()); });
+  if (t.median > 0) c.read_gbs = std::max(c.read_gbs, bytes / t.median * 1e-9);
+#else
+  (void)c;
+#endif
+}
+
 double llc_bytes(Platform p) {
   if (p == Platform::gpu) {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -142,6 +166,11 @@ double llc_bytes(Platform p) {
 
 // --------------------------------------------------------------- cache --
 
+// Bumped when the way a ceiling is measured changes, so that no cache entry
+// of the earlier method is read back (2: the GPU read ceiling of
+// measure_gpu_read).
+constexpr int kCeilingsMethod = 2;
+
 std::string cache_key(Platform p) {
   const auto& b = build_info();
   char host[256] = {0};
@@ -149,7 +178,7 @@ std::string cache_key(Platform p) {
   std::ostringstream s;
   s << host << "|" << platform_id(p) << "|" << platform_hardware(p) << "|" << b.version << "|" << b.cxx_compiler
     << "|" << b.cxx_flags << "|" << b.kokkos_devices << "|" << b.kokkos_arch << "|" << b.cuda_version << "|native "
-    << b.cuda_native << "|ranks " << world_size();
+    << b.cuda_native << "|ranks " << world_size() << "|method " << kCeilingsMethod;
   return s.str();
 }
 
@@ -226,6 +255,10 @@ std::map<std::string, Ceilings> ceilings(const std::set<Platform>& platforms, Ce
     if (platform_available(p)) here.insert(p);
   world_barrier();
   measure_bandwidth(here, out, progress);
+  if (here.count(Platform::gpu)) {
+    progress.message("ceilings: read bandwidth on gpu");
+    measure_gpu_read(out[platform_id(Platform::gpu)]);
+  }
   for (Platform p : here) {
     progress.message(std::string("ceilings: FMA throughput on ") + platform_id(p));
     world_barrier();
