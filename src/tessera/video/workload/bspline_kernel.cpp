@@ -276,9 +276,7 @@ class BsplineKernel final : public VideoKernel {
       // The host's one-pass prefilter (impl/bspline_host_fused.hpp) reads the
       // 8-bit plane once and writes the coefficients once.
       bool one_pass = true;
-      for (int p = 0; p < np; ++p)
-        one_pass = one_pass && impl::bspline_fused_bands(format_.plane_height(p), format_.plane_width(p),
-                                                         int(exec.concurrency())) > 0;
+      for (int p = 0; p < np; ++p) one_pass = one_pass && impl::bspline_prefilter_one_pass(exec, in[p]);
       if (one_pass) {
         r[0].bytes = r[0].working_set = 5 * in_elems();
         r[0].note = "one pass: rows and columns together";
