@@ -426,9 +426,12 @@ TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
     const auto seed = tessera::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::uint64_t offset = 0;
-    const std::tuple<int, int, int> cases[] = {{48, 42, 1},  {48, 131, 1}, {49, 64, 1},  {97, 200, 1},
-                                               {130, 67, 2}, {200, 75, 3}, {333, 45, 5}, {321, 136, 5},
-                                               {131, 47, 2}};
+    // Widths from impl::kRowSplitMin = 256 run the row filter as two
+    // interleaved halves (256, 263: halves of whole blocks or a tail; 1000).
+    const std::tuple<int, int, int> cases[] = {{48, 42, 1},   {48, 131, 1}, {49, 64, 1},  {97, 200, 1},
+                                               {130, 67, 2},  {200, 75, 3}, {333, 45, 5}, {321, 136, 5},
+                                               {131, 47, 2},  {64, 256, 1}, {49, 263, 1}, {130, 1000, 2},
+                                               {97, 517, 1}};
     for (auto [h, w, bands] : cases)
       for (int form = 0; form < 4; ++form) {  // rows contiguous or a pitch apart; cached or streaming
         SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " bands " + std::to_string(bands) + " form " +

@@ -93,12 +93,48 @@ inline int bspline_fused_bands(int h, int w, int threads) {
   }
 }
 
+// Rows from which the row filter runs two recursion chains (below, one).
+inline constexpr int kRowSplitMin = 256;
+
+// Causal steps of block x (8 samples of the 8 rows, loaded and transposed):
+// prev runs through them; stored sample-major into t unless only warming up.
+[[gnu::target("avx2,fma")]] inline void bspline_causal_block_avx2(const std::uint8_t* const* r, int x, __m256 g,
+                                                                  __m256 zv, __m256& prev, float* t, bool store) {
+  __m256 v[8];
+  bspline_load8_u8_avx2(r, x, g, v);
+  for (int j = 0; j < 8; ++j) {
+    prev = _mm256_fmadd_ps(zv, prev, v[j]);
+    if (store) _mm256_storeu_ps(t + 8 * (x + j), prev);
+  }
+}
+
+// Anti-causal steps of block x0 down from prev (exact: its last sample is
+// prev itself, the line's exact end value), transposed to rows, the causal
+// column steps folded in (o[i] += z o[i-1], o[0] += z above), stored.
+[[gnu::target("avx2,fma")]] inline void bspline_anticausal_block_avx2(const float* t, int x0, __m256 zv, __m256 mz,
+                                                                      __m256& prev, float* const* o, bool exact,
+                                                                      bool columns, const float* above) {
+  __m256 v[8];
+  int j = 7;
+  if (exact) v[j--] = prev;
+  for (; j >= 0; --j) v[j] = prev = _mm256_fmadd_ps(zv, prev, _mm256_mul_ps(mz, _mm256_loadu_ps(t + 8 * (x0 + j))));
+  bspline_transpose8_avx2(v);
+  if (columns) {
+    if (above) v[0] = _mm256_fmadd_ps(zv, _mm256_loadu_ps(above + x0), v[0]);
+    for (int i = 1; i < 8; ++i) v[i] = _mm256_fmadd_ps(zv, v[i - 1], v[i]);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(o[i] + x0, v[i]);
+}
+
 // o[i] = the prefilter of the row gain * r[i], i < 8 (n >= kFusedMinWidth
 // samples), the 8 rows in the lanes of a vector: every step one FMA for 8
 // samples. t: 8 n floats of the thread's own (sample-major, the causal
 // values between the two sweeps). Columns: the causal column steps of the 8
 // rows as they are stored, o[i] += z o[i-1], o[0] += z above (above null:
-// row 0 starts the recursion).
+// row 0 starts the recursion). Rows of kRowSplitMin samples or more run as
+// two halves whose recursions interleave (each step waits on the one before
+// it, so one chain leaves the FMA units idle): the second half's chains
+// start from zero kFusedReach samples before their half, as the bands do.
 [[gnu::target("avx2,fma")]] inline void bspline_rows8_avx2(const std::uint8_t* const* r, float* const* o, float* t,
                                                            int n, float gain, bool columns = false,
                                                            const float* above = nullptr) {
@@ -131,15 +167,23 @@ inline int bspline_fused_bands(int h, int w, int threads) {
     prev = _mm256_fmadd_ps(zv, prev, _mm256_loadu_ps(t + 8 * k));
     _mm256_storeu_ps(t + 8 * k, prev);
   }
-  // The rest: loaded, transposed and run through the causal steps at once.
-  for (; x + 8 <= n; x += 8) {
-    bspline_load8_u8_avx2(r, x, g, v);
-    for (int j = 0; j < 8; ++j) {
-      prev = _mm256_fmadd_ps(zv, prev, v[j]);
-      _mm256_storeu_ps(t + 8 * (x + j), prev);
-    }
+  // The rest, loaded, transposed and run through the causal steps at once:
+  // [head, m) on the first chain, [m, n8) on the second (from zero at m - 16).
+  const int n8 = n / 8 * 8;
+  const int m = n >= kRowSplitMin ? n8 / 16 * 8 : n8;
+  static_assert(kFusedReach % 8 == 0, "whole blocks of warm-up");
+  __m256 pb = _mm256_setzero_ps();
+  if (m < n8)
+    for (int w = m - kFusedReach; w < m; w += 8) bspline_causal_block_avx2(r, w, g, zv, pb, t, false);
+  int xa = head, xb = m;
+  for (; xa < m && xb < n8; xa += 8, xb += 8) {
+    bspline_causal_block_avx2(r, xa, g, zv, prev, t, true);
+    bspline_causal_block_avx2(r, xb, g, zv, pb, t, true);
   }
-  for (; x < n; ++x) {
+  for (; xa < m; xa += 8) bspline_causal_block_avx2(r, xa, g, zv, prev, t, true);
+  for (; xb < n8; xb += 8) bspline_causal_block_avx2(r, xb, g, zv, pb, t, true);
+  if (m < n8) prev = pb;
+  for (x = std::max(n8, head); x < n; ++x) {  // rows under 48 samples: the head took them
     alignas(32) float s[8];
     for (int i = 0; i < 8; ++i) s[i] = gain * float(r[i][x]);
     prev = _mm256_fmadd_ps(zv, prev, _mm256_load_ps(s));
@@ -154,7 +198,6 @@ inline int bspline_fused_bands(int h, int w, int threads) {
         _mm256_mul_pd(f, _mm256_fmadd_pd(zd, _mm256_cvtps_pd(_mm_loadu_ps(a + 4)), _mm256_cvtps_pd(_mm_loadu_ps(a + 12))));
     prev = _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
   }
-  const int n8 = n / 8 * 8;
   const float zf = float(z);
   {
     // Samples n8..n-1 one at a time (the last one exact), stored lane by lane.
@@ -169,18 +212,24 @@ inline int bspline_fused_bands(int h, int w, int threads) {
       for (int i = 0; i < 8; ++i) o[i][k] = s[i];
     }
   }
-  for (int x0 = n8 - 8; x0 >= 0; x0 -= 8) {
-    // n8 = n when n is a multiple of 8: the last sample is the exact value.
-    int j = 7;
-    if (x0 + 7 == n - 1) v[j--] = prev;
-    for (; j >= 0; --j) v[j] = prev = _mm256_fmadd_ps(zv, prev, _mm256_mul_ps(mz, _mm256_loadu_ps(t + 8 * (x0 + j))));
-    bspline_transpose8_avx2(v);
-    if (columns) {
-      if (above) v[0] = _mm256_fmadd_ps(zv, _mm256_loadu_ps(above + x0), v[0]);
-      for (int i = 1; i < 8; ++i) v[i] = _mm256_fmadd_ps(zv, v[i - 1], v[i]);
+  // Blocks [m, n8) down from the exact end on the first chain, [0, m) down on
+  // the second (from zero at m + 16). n8 = n: the last sample is the exact value.
+  pb = _mm256_setzero_ps();
+  if (m < n8)
+    for (int k = m + kFusedReach - 1; k >= m; --k)
+      pb = _mm256_fmadd_ps(zv, pb, _mm256_mul_ps(mz, _mm256_loadu_ps(t + 8 * k)));
+  else
+    pb = prev;
+  xa = n8 - 8;
+  xb = m - 8;
+  if (m < n8) {
+    for (; xa >= m && xb >= 0; xa -= 8, xb -= 8) {
+      bspline_anticausal_block_avx2(t, xa, zv, mz, prev, o, xa + 7 == n - 1, columns, above);
+      bspline_anticausal_block_avx2(t, xb, zv, mz, pb, o, false, columns, above);
     }
-    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(o[i] + x0, v[i]);
+    for (; xa >= m; xa -= 8) bspline_anticausal_block_avx2(t, xa, zv, mz, prev, o, xa + 7 == n - 1, columns, above);
   }
+  for (; xb >= 0; xb -= 8) bspline_anticausal_block_avx2(t, xb, zv, mz, pb, o, m == n8 && xb + 7 == n - 1, columns, above);
 }
 
 // The causal column step of a row: c[x] += z p[x], p the row above.
