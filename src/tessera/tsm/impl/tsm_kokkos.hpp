@@ -247,6 +247,47 @@ inline void tsmm_host_one(const double* ak, const double* c, int M, int N, int n
     for (int n = 0; n < N; ++n) one(a + k * a_row, n, b + k * b_row + n);
 }
 
+// Host TSMM rows for the square shapes M = N = 2 and 4 at compile time: C's
+// pairs in registers, every loop unrolled, two rows at a time; the sums in
+// tsmm_host_chunk's order, so the same bits as tsmm_host_rows, whose run-time
+// loops over M and the chunks cost a third of the time at M = N = 2.
+template <int M, int N>
+[[gnu::noinline]] inline void tsmm_host_rows_square(const double* a, std::ptrdiff_t a_row, const double* c,
+                                                    double* b, std::ptrdiff_t b_row, std::int64_t rows, double beta) {
+  static_assert(N % 2 == 0, "pairs of outputs");
+  constexpr int P = N / 2;
+  const auto ld = [](const double* p) { return *reinterpret_cast<const tsm_upair*>(p); };
+  tsm_pair cp[M][P];
+  for (int m = 0; m < M; ++m)
+    for (int q = 0; q < P; ++q) cp[m][q] = ld(c + m * N + 2 * q);
+  std::int64_t k = 0;
+  for (; k + 2 <= rows; k += 2) {
+    const double* a0 = a + k * a_row;
+    const double* a1 = a0 + a_row;
+    double* b0 = b + k * b_row;
+    double* b1 = b0 + b_row;
+    tsm_pair x[P], y[P];
+    for (int q = 0; q < P; ++q) x[q] = y[q] = tsm_pair{0, 0};
+    for (int m = 0; m < M; ++m) {
+      const double u = a0[m], v = a1[m];
+      for (int q = 0; q < P; ++q) {
+        x[q] += u * cp[m][q];
+        y[q] += v * cp[m][q];
+      }
+    }
+    for (int q = 0; q < P; ++q) {
+      if (beta != 0.0) {  // beta = 0 never reads b
+        x[q] += beta * ld(b0 + 2 * q);
+        y[q] += beta * ld(b1 + 2 * q);
+      }
+      *reinterpret_cast<tsm_upair*>(b0 + 2 * q) = x[q];
+      *reinterpret_cast<tsm_upair*>(b1 + 2 * q) = y[q];
+    }
+  }
+  for (; k < rows; ++k)
+    for (int n = 0; n < N; ++n) tsmm_host_one(a + k * a_row, c, M, N, n, b + k * b_row + n, beta);
+}
+
 // Host TSMM rows for odd N (1 or 3) with the rows of b adjacent (b_row = N):
 // two rows are 2N contiguous outputs, N pairs that each fill a SIMD register
 // (pair p holds flat outputs 2p and 2p + 1, from one row or straddling
@@ -653,6 +694,16 @@ struct TsmmTeam {
             tsmm_host_rows_flat<1>(a, std::ptrdiff_t(A.stride(0)), c.data(), s.M, b, last - first, beta);
           else
             tsmm_host_rows_flat<3>(a, std::ptrdiff_t(A.stride(0)), c.data(), s.M, b, last - first, beta);
+          return;
+        }
+        if (unit && s.M == s.N && (s.N == 2 || s.N == 4)) {
+          const double* a = &A(first, 0);
+          double* b = &B(first, 0);
+          const std::ptrdiff_t ar = std::ptrdiff_t(A.stride(0)), br = std::ptrdiff_t(B.stride(0));
+          if (s.N == 2)
+            tsmm_host_rows_square<2, 2>(a, ar, c.data(), b, br, last - first, beta);
+          else
+            tsmm_host_rows_square<4, 4>(a, ar, c.data(), b, br, last - first, beta);
           return;
         }
         if (s.N >= 2 && unit) {
