@@ -55,12 +55,15 @@ std::vector<double> reference(const std::vector<float>& d, const std::vector<std
 
 // How check runs the filter: the public API, the portable kernel, or (Cuda
 // only) the native one-pixel-a-thread kernel kept beside the default.
-enum class Path { public_api, portable, one_per_thread };
+enum class Path { public_api, portable, portable_plain, one_per_thread };
 
 template <class E, Path path>
 void check(std::uint64_t seed, int h, int w, const BilateralParams& p) {
   SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " K=" + std::to_string(p.k) +
-               (path == Path::portable ? " portable" : path == Path::public_api ? " public" : " one per thread"));
+               (path == Path::portable         ? " portable"
+                : path == Path::portable_plain ? " portable, no host vector kernel"
+                : path == Path::public_api     ? " public"
+                                               : " one per thread"));
   using M = typename E::memory_space;
   std::vector<float> d(std::size_t(h) * w);
   std::vector<std::uint8_t> l(d.size());
@@ -85,8 +88,9 @@ void check(std::uint64_t seed, int h, int w, const BilateralParams& p) {
   Kokkos::deep_copy(dv, hd);
   Kokkos::deep_copy(lv, hl);
   Kokkos::deep_copy(ov, std::numeric_limits<float>::quiet_NaN());
-  if constexpr (path == Path::portable)
-    tessera::video::impl::bilateral_kokkos(E(), dv, lv, ov, tessera::video::make_bilateral_tables(p));
+  if constexpr (path == Path::portable || path == Path::portable_plain)
+    tessera::video::impl::bilateral_kokkos(E(), dv, lv, ov, tessera::video::make_bilateral_tables(p),
+                                           path == Path::portable);
   else if constexpr (path == Path::public_api)
     tessera::video::bilateral_filter(E(), dv, lv, ov, p);
 #if TESSERA_HAS_CUDA_NATIVE
@@ -116,6 +120,8 @@ TYPED_TEST(Bilateral, MatchesDoubleLoop) {
   check<TypeParam, Path::public_api>(seed, 45, 77, BilateralParams{});
   check<TypeParam, Path::public_api>(seed, 46, 77, BilateralParams{});  // the three-pixel kernel's last rows: 21 of 24, then 22
   check<TypeParam, Path::portable>(seed, 45, 77, BilateralParams{});
+  check<TypeParam, Path::portable_plain>(seed, 45, 77, BilateralParams{});
+  check<TypeParam, Path::public_api>(seed, 13, 8, BilateralParams{});  // one vector a row, no tail
   check<TypeParam, Path::public_api>(seed, 19, 40, BilateralParams{3, 1.5, 25.0});
   check<TypeParam, Path::portable>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});
   check<TypeParam, Path::public_api>(seed, 9, 33, BilateralParams{15, 4.0, 5.0});

@@ -21,6 +21,7 @@
 //   are interleaved over the league; on CPUs each team owns a contiguous
 //   range (interleaved pairs of short rows put several threads' stores in
 //   one cache line).
+#include "tessera/core/cpu_features.hpp"
 #include "tessera/core/exec_space.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -137,10 +138,7 @@ inline tsm_pair tsm_make_pair(double x, double y) {
 #if defined(TESSERA_TSM_HOST_AVX2)
 // The CPU can run the AVX2 + FMA tiles (checked once; builds target plain
 // x86-64, so the tiles carry their own target attribute).
-inline bool tsm_host_avx2() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
+inline bool tsm_host_avx2() { return host_avx2_fma(); }
 
 // tsmttsm_host_tile4 with AVX2 + FMA: a 4 x 4Q tile, row k of b in Q 4-wide
 // registers, a[m] broadcast, one FMA per 4 products (SSE2 without FMA: a

@@ -4,6 +4,8 @@
 // tables, in team scratch (shared memory on GPUs), then each thread filters
 // its pixels from there. Unknown depth (d <= 0 or NaN) does not contribute;
 // a pixel without any known neighbour (W_A = 0) stays unknown (0).
+#include "tessera/core/exec_space.hpp"
+#include "tessera/video/impl/bilateral_host.hpp"
 #include "tessera/video/impl/bilateral_math.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -14,9 +16,15 @@ namespace tessera::video::impl {
 
 inline constexpr int kBilateralTileX = 32, kBilateralTileY = 8;
 
+// On host spaces with AVX2 and FMA (`simd`) the vector kernel of
+// bilateral_host.hpp runs instead.
 template <class ExecSpace, class Depth, class Luma, class Out>
 void bilateral_kokkos(const ExecSpace& exec, const Depth& depth, const Luma& luma, const Out& out,
-                      const BilateralTables& tab) {
+                      const BilateralTables& tab, bool simd = true) {
+  if constexpr (!is_device_space_v<ExecSpace>) {
+    if (simd && bilateral_host(exec, depth, luma, out, tab)) return;
+  }
+  (void)simd;
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
   using FloatTile = Kokkos::View<float*, Scratch, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

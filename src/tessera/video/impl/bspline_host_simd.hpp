@@ -6,6 +6,7 @@
 // plain loops elsewhere. The values are the scalar code's: gain * float(x)
 // in, copies out.
 #include "tessera/core/cache_info.hpp"
+#include "tessera/core/cpu_features.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -102,14 +103,7 @@ inline void bspline_stream_fence() {
 // Whether this CPU runs the host paths written for AVX2 and FMA (the
 // one-pass prefilter, the evaluation's row sums): x86-64 builds target SSE2
 // only, so those functions carry their own target and are taken at run time.
-inline bool bspline_host_avx2() {
-#if TESSERA_BSPLINE_SSE2
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-#else
-  return false;
-#endif
-}
+inline bool bspline_host_avx2() { return TESSERA_BSPLINE_SSE2 && host_avx2_fma(); }
 
 // Whether rows from c, line_step floats apart, can take streaming stores of 4
 // floats at multiples of 4 (SSE2, 16-byte aligned).
