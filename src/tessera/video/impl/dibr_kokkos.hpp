@@ -9,17 +9,68 @@
 //    nearest depth (a segmented min). This is the prefix-sum style method
 //    Lin et al. proposed instead of atomics.
 // Both give the same bits on every backend.
+#include "tessera/core/cpu_features.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/dibr_math.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
+#if TESSERA_HOST_X86
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::video::impl {
+
+#if TESSERA_HOST_X86
+// r[0] X + r[1] Y + r[2] Z + t, left to right as dibr_project_normalised adds.
+[[gnu::target("avx2")]] inline __m256d dibr_row_avx2(const double* r, double t, __m256d X, __m256d Y, __m256d Z) {
+  __m256d a = _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(r[0]), X), _mm256_mul_pd(_mm256_set1_pd(r[1]), Y));
+  a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_set1_pd(r[2]), Z));
+  return _mm256_add_pd(a, _mm256_set1_pd(t));
+}
+
+// dibr_project_normalised for the 4 source pixels xs[0..3] of a row (depths
+// d[0..3]) in the lanes of AVX2 vectors, in the same order of operations, so
+// the same bits (the target has no FMA, so nothing is contracted); index[i]
+// = ty * w + tx, or -1 where pixel i lands nowhere.
+[[gnu::target("avx2")]] inline void dibr_project4_avx2(const CameraRig& rig, const double* xs, double ys,
+                                                       const float* d, int w, int h, std::int32_t* index,
+                                                       std::uint32_t* zbits) {
+  const __m128 df = _mm_loadu_ps(d);
+  const __m256d D = _mm256_cvtps_pd(df);
+  const __m128 known = _mm_and_ps(_mm_cmpgt_ps(df, _mm_setzero_ps()), _mm_cmplt_ps(df, _mm_set1_ps(3.0e38f)));
+  const __m256d X = _mm256_mul_pd(_mm256_loadu_pd(xs), D), Y = _mm256_mul_pd(_mm256_set1_pd(ys), D);
+  const __m256d xt = dibr_row_avx2(rig.R, rig.t[0], X, Y, D), yt = dibr_row_avx2(rig.R + 3, rig.t[1], X, Y, D),
+                zt = dibr_row_avx2(rig.R + 6, rig.t[2], X, Y, D);
+  const __m128 zf = _mm256_cvtpd_ps(zt);
+  const __m128 front = _mm_and_ps(_mm_cmpgt_ps(zf, _mm_setzero_ps()), _mm_cmplt_ps(zf, _mm_set1_ps(3.0e38f)));
+  const __m256d half = _mm256_set1_pd(0.5), zero = _mm256_setzero_pd();
+  const __m256d u = _mm256_add_pd(
+      _mm256_add_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(rig.target.fx), xt), zt), _mm256_set1_pd(rig.target.cx)),
+      half);
+  const __m256d v = _mm256_add_pd(
+      _mm256_add_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(rig.target.fy), yt), zt), _mm256_set1_pd(rig.target.cy)),
+      half);
+  const __m256d inside = _mm256_and_pd(
+      _mm256_and_pd(_mm256_cmp_pd(u, zero, _CMP_GE_OQ), _mm256_cmp_pd(v, zero, _CMP_GE_OQ)),
+      _mm256_and_pd(_mm256_cmp_pd(u, _mm256_set1_pd(double(w)), _CMP_LT_OQ),
+                    _mm256_cmp_pd(v, _mm256_set1_pd(double(h)), _CMP_LT_OQ)));
+  // The three tests as 32-bit lane masks: inside's 64-bit lanes narrowed.
+  const __m128 in32 = _mm256_cvtpd_ps(_mm256_and_pd(inside, _mm256_set1_pd(1.0)));
+  const __m128 ok = _mm_and_ps(_mm_and_ps(known, front), _mm_cmpgt_ps(in32, _mm_setzero_ps()));
+  const __m256d us = _mm256_blendv_pd(zero, u, inside), vs = _mm256_blendv_pd(zero, v, inside);
+  const __m128i tx = _mm256_cvttpd_epi32(us), ty = _mm256_cvttpd_epi32(vs);  // >= 0 where inside: floor
+  const __m128i idx = _mm_add_epi32(_mm_mullo_epi32(ty, _mm_set1_epi32(w)), tx);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(index), _mm_or_si128(_mm_andnot_si128(_mm_castps_si128(ok), _mm_set1_epi32(-1)),
+                                                                 _mm_and_si128(_mm_castps_si128(ok), idx)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(zbits), _mm_castps_si128(zf));
+}
+#endif
 
 // Host spaces: a run of rows a thread, plain loops along x; the source
 // camera's (x - cx) / fx tabulated once a call and (y - cy) / fy once a row,
@@ -37,6 +88,12 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
   const double* xn = xs.data();
   const int runs = std::max(1, 4 * int(exec.concurrency()));
   const bool alone = exec.concurrency() == 1;
+  // The vector projection: AVX2, float depth rows and a z-buffer of
+  // contiguous rows (target pixel ty * tw + tx), fewer than 2^31 of them.
+  constexpr bool float_depth = std::is_same_v<typename Depth::non_const_value_type, float>;
+  const bool vec = float_depth && host_avx2_fma() && (w < 2 || depth.stride(1) == 1) &&
+                   (tw < 2 || zbuf.stride(1) == 1) && (th < 2 || std::size_t(zbuf.stride(0)) == std::size_t(tw)) &&
+                   std::int64_t(th) * tw < (std::int64_t(1) << 31);
   auto rows = [runs](const int q, const int n, int& r0, int& r1) {
     r0 = int(std::int64_t(q) * n / runs), r1 = int(std::int64_t(q + 1) * n / runs);
   };
@@ -50,18 +107,32 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
   Kokkos::parallel_for("tessera::video::dibr_scatter", Range(exec, 0, runs), [=](const int q) {
     int y0, y1;
     rows(q, h, y0, y1);
+    auto land = [&](std::uint32_t* t, const std::uint32_t z) {
+      if (alone) {
+        if (z < *t) *t = z;
+      } else {
+        Kokkos::atomic_fetch_min(t, z);
+      }
+    };
     for (int y = y0; y < y1; ++y) {
       const double ys = (y - rig.source.cy) / rig.source.fy;
-      for (int x = 0, n = w; x < n; ++x) {
+      int x = 0;
+#if TESSERA_HOST_X86
+      if (vec) {
+        std::uint32_t* z0 = &zbuf(0, 0);
+        for (const float* d = &depth(y, 0); x + 4 <= w; x += 4) {
+          alignas(16) std::int32_t index[4];
+          alignas(16) std::uint32_t z[4];
+          dibr_project4_avx2(rig, xn + x, ys, d + x, tw, th, index, z);
+          for (int i = 0; i < 4; ++i)
+            if (index[i] >= 0) land(z0 + index[i], z[i]);
+        }
+      }
+#endif
+      for (; x < w; ++x) {
         int tx, ty;
         std::uint32_t z;
-        if (!dibr_project_normalised(rig, xn[x], ys, float(depth(y, x)), tw, th, tx, ty, z)) continue;
-        if (alone) {
-          std::uint32_t& t = zbuf(ty, tx);
-          if (z < t) t = z;
-        } else {
-          Kokkos::atomic_fetch_min(&zbuf(ty, tx), z);
-        }
+        if (dibr_project_normalised(rig, xn[x], ys, float(depth(y, x)), tw, th, tx, ty, z)) land(&zbuf(ty, tx), z);
       }
     }
   });

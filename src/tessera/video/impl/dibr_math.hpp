@@ -30,19 +30,41 @@ KOKKOS_INLINE_FUNCTION std::uint64_t no_target_key(std::int64_t target_pixels, s
   return std::uint64_t(target_pixels + i) << 32;
 }
 
+// Products and sums that no compiler fuses into FMAs (nvcc does by default,
+// and a fused a * b + c rounds once where the host rounds twice): the same
+// bits on every backend. Host builds do not contract (ISO C++, no FMA in the
+// x86-64 baseline; the vector path's target has no FMA either).
+KOKKOS_INLINE_FUNCTION double dibr_mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+KOKKOS_INLINE_FUNCTION double dibr_add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
 // dibr_project from the pixel's normalised coordinates xs = (x - cx) / fx,
 // ys = (y - cy) / fy of the source camera (host loops tabulate them: the same
 // expressions, so the same bits).
 KOKKOS_INLINE_FUNCTION bool dibr_project_normalised(const CameraRig& rig, double xs, double ys, float d, int w, int h,
                                                     int& tx, int& ty, std::uint32_t& zbits) {
   if (!(d > 0.0f) || !(d < 3.0e38f)) return false;  // unknown, NaN or infinite depth
-  const double X = xs * d, Y = ys * d, Z = d;
-  const double xt = rig.R[0] * X + rig.R[1] * Y + rig.R[2] * Z + rig.t[0];
-  const double yt = rig.R[3] * X + rig.R[4] * Y + rig.R[5] * Z + rig.t[1];
-  const double zt = rig.R[6] * X + rig.R[7] * Y + rig.R[8] * Z + rig.t[2];
+  const double X = dibr_mul(xs, d), Y = dibr_mul(ys, d), Z = d;
+  // r[0] X + r[1] Y + r[2] Z + t, left to right.
+  auto row = [&](const double* r, double t) {
+    return dibr_add(dibr_add(dibr_add(dibr_mul(r[0], X), dibr_mul(r[1], Y)), dibr_mul(r[2], Z)), t);
+  };
+  const double xt = row(rig.R, rig.t[0]), yt = row(rig.R + 3, rig.t[1]), zt = row(rig.R + 6, rig.t[2]);
   const float zf = float(zt);
   if (!(zf > 0.0f) || !(zf < 3.0e38f)) return false;
-  const double u = rig.target.fx * xt / zt + rig.target.cx + 0.5, v = rig.target.fy * yt / zt + rig.target.cy + 0.5;
+  const double u = dibr_add(dibr_add(dibr_mul(rig.target.fx, xt) / zt, rig.target.cx), 0.5);
+  const double v = dibr_add(dibr_add(dibr_mul(rig.target.fy, yt) / zt, rig.target.cy), 0.5);
   if (!(u >= 0.0) || !(v >= 0.0) || !(u < double(w)) || !(v < double(h))) return false;
   tx = int(u);  // u >= 0: truncation is floor
   ty = int(v);
