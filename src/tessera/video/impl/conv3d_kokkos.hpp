@@ -292,14 +292,16 @@ void conv3d_register_host(const ExecSpace& exec, const VView& v, const KView& kf
   // The block: AVX2 + FMA where the CPU has them, else the build's SSE2 lanes.
   auto block = [avx2](const float* vb, std::ptrdiff_t vplane, std::ptrdiff_t vrow, const float* kb, int kk, float* ob,
                       std::ptrdiff_t orow, int rows, int cols) {
+#if !defined(__CUDA_ARCH__)  // the blocks are host code (a CUDA build's device pass parses this too)
 #if TESSERA_HOST_X86
     if (avx2) {
       conv3d_register_host_block_avx2<R, X>(vb, vplane, vrow, kb, kk, ob, orow, rows, cols);
       return;
     }
 #endif
-    (void)avx2;
     conv3d_register_host_block<R, X>(vb, vplane, vrow, kb, kk, ob, orow, rows, cols);
+#endif
+    (void)avx2, (void)vb, (void)vplane, (void)vrow, (void)kb, (void)kk, (void)ob, (void)orow, (void)rows, (void)cols;
   };
   const int k = g.k, H = g.H, W = g.W, Ho = g.Ho, Wo = g.Wo, s = g.shift;
   const int nx = (Wo + X - 1) / X, ny = (Ho + R - 1) / R;
