@@ -63,10 +63,10 @@ int main(int argc, char** argv) {
     const double both = median_ms(
         [&] { bspline_prefilter_kokkos(exec, in, coef, BsplineHostStores::automatic, BsplineHostPath::two_pass); });
     double one = -1, one_err = -1, one_rows = -1;
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
     // The one-pass prefilter's row filter alone, 8 rows at a time into
     // buffers of the thread's own (no column work, nothing written to the plane).
-    if (bspline_host_avx2()) {
+    if (tessera::host_avx2_fma()) {
       using Policy = Kokkos::TeamPolicy<Exec>;
       const std::size_t bytes = std::size_t(2 * kFusedGroup) * W * sizeof(float);
       const std::uint8_t* s8 = in.data();

@@ -421,7 +421,7 @@ TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     GTEST_SKIP() << "host path";
   } else {
-    if (!impl::bspline_host_avx2()) GTEST_SKIP() << "CPU without AVX2 and FMA";
+    if (!tessera::host_avx2_fma()) GTEST_SKIP() << "CPU without AVX2 and FMA";
     using Stores = impl::BsplineHostStores;
     const auto seed = tessera::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));

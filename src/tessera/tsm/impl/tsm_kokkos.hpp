@@ -29,9 +29,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#if !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define TESSERA_TSM_HOST_AVX2 1  // the AVX2 + FMA host tiles below, chosen at run time
+#if TESSERA_HOST_X86
+#include <immintrin.h>  // the AVX2 + FMA host tiles below, chosen at run time
 #endif
 #include <type_traits>
 
@@ -135,11 +134,7 @@ inline tsm_pair tsm_make_pair(double x, double y) {
   }
 }
 
-#if defined(TESSERA_TSM_HOST_AVX2)
-// The CPU can run the AVX2 + FMA tiles (checked once; builds target plain
-// x86-64, so the tiles carry their own target attribute).
-inline bool tsm_host_avx2() { return host_avx2_fma(); }
-
+#if TESSERA_HOST_X86
 // tsmttsm_host_tile4 with AVX2 + FMA: a 4 x 4Q tile, row k of b in Q 4-wide
 // registers, a[m] broadcast, one FMA per 4 products (SSE2 without FMA: a
 // multiply and an add per 2). Eight independent accumulator chains (two rows
@@ -425,8 +420,8 @@ struct TsmttsmTeam {
         const std::ptrdiff_t a_row = A.stride(0), b_row = B.stride(0);
         for (int m0 = 0; m0 < M4; m0 += 4) {
           int n0 = 0;
-#if defined(TESSERA_TSM_HOST_AVX2)
-          if (tsm_host_avx2()) {
+#if TESSERA_HOST_X86
+          if (host_avx2_fma()) {
             for (; n0 + 8 <= N4; n0 += 8)
               tsmttsm_host_tile4_avx2<2>(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N);
             for (; n0 < N4; n0 += 4)

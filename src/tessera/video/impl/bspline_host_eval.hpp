@@ -1,6 +1,6 @@
 #pragma once
 // The host evaluation's inner loops in AVX2 and FMA (taken at run time where
-// the CPU has them, bspline_host_avx2): the horizontal sums of a coefficient
+// the CPU has them, host_avx2_fma): the horizontal sums of a coefficient
 // row for every output column, and an output row as four weighted horizontal
 // rows rounded to 8 bits. The horizontal sums go by output block q (the u
 // outputs between input columns q and q + 1): all u phases read the same few
@@ -10,7 +10,7 @@
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
 
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
 #include <immintrin.h>
 #endif
 
@@ -53,7 +53,7 @@ inline void bspline_row_blocks(const BsplineRowTaps& t, int w, int u, int ow, in
   if (t.taps == 0 || q1 < q0) q1 = q0;
 }
 
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
 // hs[u q + r] for the blocks q of [q0, q1): every store writes 8 (u <= 8) or
 // 16 floats, the lanes past u zero and overwritten by the next block, so hs
 // needs 16 floats of room past u q1 and the blocks after q1 are made later.

@@ -20,7 +20,7 @@
 #include "tessera/video/impl/plane_layout.hpp"
 
 #include <Kokkos_Core.hpp>
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
 #include <immintrin.h>
 #endif
 
@@ -54,11 +54,11 @@ inline constexpr int kFusedMinBand = 64;
 // threads (each at least kFusedMinBand rows); 0 where it does not take the
 // plane (too small, or a CPU without AVX2 and FMA).
 inline int bspline_fused_bands(int h, int w, int threads) {
-  if (!bspline_host_avx2() || w < kFusedMinWidth || h < kFusedMinHeight) return 0;
+  if (!host_avx2_fma() || w < kFusedMinWidth || h < kFusedMinHeight) return 0;
   return std::max(1, std::min(threads, h / kFusedMinBand));
 }
 
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
 // 8 x 8 transpose: v[j] holds sample j of rows 0..7 in, row i's 8 samples out.
 [[gnu::target("avx2,fma")]] inline void bspline_transpose8_avx2(__m256* v) {
   const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
@@ -292,7 +292,7 @@ template <bool Stream>
 // writes the coefficients once (5 bytes a pixel instead of 13).
 template <class ExecSpace, class In>
 bool bspline_prefilter_one_pass(const ExecSpace& exec, const In& in) {
-  if constexpr (std::is_same_v<typename In::non_const_value_type, std::uint8_t> && TESSERA_BSPLINE_SSE2) {
+  if constexpr (std::is_same_v<typename In::non_const_value_type, std::uint8_t> && TESSERA_HOST_X86) {
     return rows_contiguous(in) && bspline_fused_bands(int(in.extent(0)), int(in.extent(1)), int(exec.concurrency())) > 0;
   } else {
     (void)exec;
@@ -309,7 +309,7 @@ bool bspline_prefilter_one_pass(const ExecSpace& exec, const In& in) {
 template <class ExecSpace, class In, class Coef>
 bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coef& coef, BsplineHostStores stores,
                                   int bands = 0) {
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
   if constexpr (std::is_same_v<typename In::non_const_value_type, std::uint8_t>) {
     const int h = int(coef.extent(0)), w = int(coef.extent(1));
     if (!bspline_prefilter_one_pass(exec, in)) return false;

@@ -10,11 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#if !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__GNUC__)
+#if TESSERA_HOST_X86
 #include <emmintrin.h>
-#define TESSERA_BSPLINE_SSE2 1
-#else
-#define TESSERA_BSPLINE_SSE2 0
 #endif
 
 namespace tessera::video::impl {
@@ -41,7 +38,7 @@ inline constexpr int kBsplineOutStep = 4;
 // t[(p + q) * L + i] = gain * r_i[p + q], i < 4, q < 16.
 template <int L>
 inline void bspline_transpose_in_u8(const std::uint8_t* const r[4], int p, float gain, float* t) {
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
   const __m128i zero = _mm_setzero_si128();
   const __m128 g = _mm_set1_ps(gain);
   __m128 v[4][4];  // [line][quarter]
@@ -73,7 +70,7 @@ inline void bspline_transpose_in_u8(const std::uint8_t* const r[4], int p, float
 // the caches hold; bspline_stream_fence() before other threads read it.
 template <int L, bool Stream = false>
 inline void bspline_transpose_out(const float* t, int p, float* const r[4]) {
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
   const float* s = t + std::int64_t(p) * L;
   __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + L), c = _mm_loadu_ps(s + 2 * L), d = _mm_loadu_ps(s + 3 * L);
   _MM_TRANSPOSE4_PS(a, b, c, d);
@@ -95,20 +92,15 @@ inline void bspline_transpose_out(const float* t, int p, float* const r[4]) {
 }
 
 inline void bspline_stream_fence() {
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
   _mm_sfence();
 #endif
 }
 
-// Whether this CPU runs the host paths written for AVX2 and FMA (the
-// one-pass prefilter, the evaluation's row sums): x86-64 builds target SSE2
-// only, so those functions carry their own target and are taken at run time.
-inline bool bspline_host_avx2() { return TESSERA_BSPLINE_SSE2 && host_avx2_fma(); }
-
 // Whether rows from c, line_step floats apart, can take streaming stores of 4
 // floats at multiples of 4 (SSE2, 16-byte aligned).
 inline bool bspline_can_stream(const float* c, std::int64_t line_step) {
-  return TESSERA_BSPLINE_SSE2 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 && line_step % 4 == 0;
+  return TESSERA_HOST_X86 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 && line_step % 4 == 0;
 }
 
 }  // namespace tessera::video::impl

@@ -341,7 +341,7 @@ void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out
   const int* cx = cols.data();
   const float* wk = wx.data();
   const std::int64_t cstride = coef.extent(0) > 1 ? std::int64_t(coef.stride(0)) : w;
-  const bool vec = simd && bspline_host_avx2();
+  const bool vec = simd && host_avx2_fma();
   const BsplineRowTaps taps = bspline_row_taps(ph);
   int q0 = 0, q1 = 0;
   if (vec) bspline_row_blocks(taps, w, ph.u, ow, q0, q1);
@@ -371,7 +371,7 @@ void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out
             float* hs = ring.data() + std::size_t(slot) * pitch;
             if (held[slot] != row) {
               const float* src = c + std::int64_t(mirror_index(row, h)) * cstride;
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
               if (q1 > q0) {
                 sums(src, hs, 0, q0 * ph.u);
                 bspline_row_sums_vector(src, taps, ph.u, q0, q1, hs);  // before the right edge: its overrun
@@ -386,7 +386,7 @@ void bspline_interpolate_host(const ExecSpace& exec, const Coef& coef, const Out
             hr[j] = hs;
           }
           T* const orow = &out(oy, 0);
-#if TESSERA_BSPLINE_SSE2
+#if TESSERA_HOST_X86
           if (vec_out) {
             bspline_rows_to_u8_avx2(hr, ph.w[ry], reinterpret_cast<std::uint8_t*>(orow), ow);
             continue;
