@@ -334,7 +334,7 @@ TYPED_TEST(GluonSigma, SameEventsEveryBackend) {
 // and sigma to the rounding of the other summation order, at n where levels
 // spread over the lanes and where they split each current. On a GPU with 2, 4
 // and 8 lanes an event, and through tessera::gluon::integrate, whose GPU
-// dispatch picks the lanes kernel from n = 10 (float) / 8 (double).
+// dispatch picks the lanes kernel from n = 12 (float) / 9 (double).
 template <class E, class T>
 void check_lanes(std::uint64_t seed, int n, std::uint64_t events, double tol) {
   const auto pdf = make_pdf_grid<T, typename E::memory_space>(toy_gluon_set());
@@ -344,7 +344,7 @@ void check_lanes(std::uint64_t seed, int n, std::uint64_t events, double tol) {
   const SigmaResult ref = impl::integrate_thread_kokkos(exec, cfg, pdf, seed, 0, events);
   ASSERT_GT(ref.accepted, 0u) << "n = " << n;
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename E::memory_space>::accessible;
-  // lanes 0: the public API (on a GPU the lanes kernel from n = 10 float / 8 double)
+  // lanes 0: the public API (on a GPU the lanes kernel from n = 12 float / 9 double)
   for (int lanes : host ? std::vector<int>{0, 1} : std::vector<int>{0, 2, 4, 8}) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::to_string(lanes) + " lanes, " + typeid(T).name());
     const SigmaResult r = lanes ? impl::integrate_lanes_kokkos(exec, cfg, pdf, seed, 0, events, lanes)

@@ -209,7 +209,7 @@ class GluonWorkload final : public driver::Workload {
     t.add("serial-reference", Platform::cpu1, "plain loop over events, one thread",
           [this](const RunSettings& rs) { return run_serial(rs); });
     t.add_portable("kokkos", "tessera::gluon::integrate: one event per thread, on a GPU several lanes an event "
-                             "from n = 10 (float) / 8 (double)",
+                             "from n = 12 (float) / 9 (double)",
                    [this](auto tag) -> Runner {
                      using E = typename decltype(tag)::space;
                      return [this](const RunSettings& rs) { return run_kokkos<E>(rs, Kind::library); };
