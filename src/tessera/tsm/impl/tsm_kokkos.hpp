@@ -154,49 +154,54 @@ inline void host_prefetch_row(const double* p, int cols) {
 #if TESSERA_HOST_X86
 // tsmttsm_host_tile4 with AVX2 + FMA: a 4 x 4Q tile, row k of b in Q 4-wide
 // registers, a[m] broadcast, one FMA per 4 products (SSE2 without FMA: a
-// multiply and an add per 2). Eight independent accumulator chains (two rows
-// a step when Q = 1) cover the FMA latency on two ports.
-template <int Q>
-[[gnu::always_inline, gnu::target("avx2,fma")]] inline void tsmttsm_host_row4_avx2(const double* ak, const double* bk,
-                                                                                   __m256d (&acc)[4][Q]) {
-  __m256d bq[Q];
-  for (int q = 0; q < Q; ++q) bq[q] = _mm256_loadu_pd(bk + 4 * q);
-  for (int m = 0; m < 4; ++m) {
-    const __m256d am = _mm256_broadcast_sd(ak + m);
-    for (int q = 0; q < Q; ++q) acc[m][q] = _mm256_fmadd_pd(am, bq[q], acc[m][q]);
-  }
-}
-
+// multiply and an add per 2). Eight or more independent accumulator chains
+// (two rows a step when Q = 1) cover the FMA latency on two ports. The
+// accumulators are one flat array indexed by unrolled constants: passed to a
+// row helper by reference, g++ 12 also stored every FMA's result to the stack.
+// `next`: rows of the next block to prefetch, one per row computed.
 template <int Q>
 [[gnu::noinline, gnu::target("avx2,fma")]] inline void tsmttsm_host_tile4_avx2(const double* a, std::ptrdiff_t a_row,
                                                                                const double* b, std::ptrdiff_t b_row,
                                                                                std::int64_t rows, double* c, int ldc,
                                                                                const HostRowPrefetch& next) {
   constexpr int U = Q == 1 ? 2 : 1;
-  __m256d acc[U][4][Q];
-  for (int u = 0; u < U; ++u)
-    for (int m = 0; m < 4; ++m)
-      for (int q = 0; q < Q; ++q) acc[u][m][q] = _mm256_setzero_pd();
+  __m256d acc[U * 4 * Q];
+#pragma GCC unroll 16
+  for (int i = 0; i < U * 4 * Q; ++i) acc[i] = _mm256_setzero_pd();
   // Local copies: with the prefetch's operands read through `next` in the
   // loop, g++ 12 dropped the prefetches altogether.
   const double *pa = next.a, *pb = next.b;
   const std::ptrdiff_t pa_row = next.a_row, pb_row = next.b_row;
   const std::int64_t pn = next.rows;
   const int pa_cols = next.a_cols, pb_cols = next.b_cols;
-  std::int64_t k = 0;
-  for (; k + U <= rows; k += U)
+  for (std::int64_t k = 0; k < rows; k += U) {
+    const int rows_now = rows - k < U ? 1 : U;  // the last row alone
+#pragma GCC unroll 2
     for (int u = 0; u < U; ++u) {
+      if (u >= rows_now) break;
       if (k + u < pn) {
         host_prefetch_row(pa + (k + u) * pa_row, pa_cols);
         host_prefetch_row(pb + (k + u) * pb_row, pb_cols);
       }
-      tsmttsm_host_row4_avx2<Q>(a + (k + u) * a_row, b + (k + u) * b_row, acc[u]);
+      const double* ak = a + (k + u) * a_row;
+      const double* bk = b + (k + u) * b_row;
+      __m256d bq[Q];
+#pragma GCC unroll 4
+      for (int q = 0; q < Q; ++q) bq[q] = _mm256_loadu_pd(bk + 4 * q);
+#pragma GCC unroll 4
+      for (int m = 0; m < 4; ++m) {
+        const __m256d am = _mm256_broadcast_sd(ak + m);
+#pragma GCC unroll 4
+        for (int q = 0; q < Q; ++q) acc[(u * 4 + m) * Q + q] = _mm256_fmadd_pd(am, bq[q], acc[(u * 4 + m) * Q + q]);
+      }
     }
-  for (; k < rows; ++k) tsmttsm_host_row4_avx2<Q>(a + k * a_row, b + k * b_row, acc[0]);
+  }
+#pragma GCC unroll 4
   for (int m = 0; m < 4; ++m)
+#pragma GCC unroll 4
     for (int q = 0; q < Q; ++q) {
-      __m256d v = acc[0][m][q];
-      for (int u = 1; u < U; ++u) v = _mm256_add_pd(v, acc[u][m][q]);
+      __m256d v = acc[m * Q + q];
+      if constexpr (U == 2) v = _mm256_add_pd(v, acc[(4 + m) * Q + q]);
       double* cm = c + m * ldc + 4 * q;
       _mm256_storeu_pd(cm, _mm256_add_pd(_mm256_loadu_pd(cm), v));
     }
@@ -511,7 +516,7 @@ struct TsmttsmTeam {
         // The tiles after the first read the block from L1 and leave the
         // memory idle (M = N = 16: 63% of the read roof); they prefetch the
         // next block instead, a slice each.
-        const int passes = (M4 / 4) * ((N4 + 7) / 8);
+        const int passes = (M4 / 4) * (N4 == 12 ? 1 : (N4 + 7) / 8);
         const Index next = k1 < s.K && b + block_step(L) < bn ? k1 - k0 : 0;
         const Index next_end = k1 + next < s.K ? k1 + next : s.K;
         int pass = 0;
@@ -530,6 +535,13 @@ struct TsmttsmTeam {
               ++pass;
               return f;
             };
+            // Twelve columns left: one 4 x 12 tile (12 accumulators) instead
+            // of 4 x 8 and 4 x 4, a pass over the block fewer.
+            if (N4 - n0 == 12) {
+              tsmttsm_host_tile4_avx2<3>(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N,
+                                         slice());
+              n0 += 12;
+            }
             for (; n0 + 8 <= N4; n0 += 8)
               tsmttsm_host_tile4_avx2<2>(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N,
                                          slice());
