@@ -206,6 +206,55 @@ template <int Q>
       _mm256_storeu_pd(cm, _mm256_add_pd(_mm256_loadu_pd(cm), v));
     }
 }
+
+// Complex TSMTTSM tile in AVX2 + FMA: c[m][n] += op(a[m]) b[n], m < 2, n < 4,
+// complex numbers as (re, im) pairs of doubles, a vector two of them. The
+// real and imaginary parts of a[m] are broadcast and multiply b apart (two
+// accumulators per vector: ar b and ai b, 8 chains in all); the two are
+// combined once at the end: (ar br - ai bi, ar bi + ai br), or with the
+// conjugate of a (ar br + ai bi, ar bi - ai br). Row strides in doubles.
+template <bool Conj>
+[[gnu::noinline, gnu::target("avx2,fma")]] inline void tsmttsm_host_ztile_avx2(const double* a, std::ptrdiff_t a_row,
+                                                                               const double* b, std::ptrdiff_t b_row,
+                                                                               std::int64_t rows, double* c, int ldc,
+                                                                               const HostRowPrefetch& next) {
+  __m256d acc[8];  // [m][part][q]: m * 4 + part * 2 + q
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_pd();
+  const double *pa = next.a, *pb = next.b;
+  const std::ptrdiff_t pa_row = next.a_row, pb_row = next.b_row;
+  const std::int64_t pn = next.rows;
+  const int pa_cols = next.a_cols, pb_cols = next.b_cols;
+  for (std::int64_t k = 0; k < rows; ++k) {
+    if (k < pn) {
+      host_prefetch_row(pa + k * pa_row, pa_cols);
+      host_prefetch_row(pb + k * pb_row, pb_cols);
+    }
+    const double* ak = a + k * a_row;
+    const double* bk = b + k * b_row;
+    const __m256d b0 = _mm256_loadu_pd(bk), b1 = _mm256_loadu_pd(bk + 4);
+#pragma GCC unroll 2
+    for (int m = 0; m < 2; ++m) {
+      const __m256d re = _mm256_broadcast_sd(ak + 2 * m), im = _mm256_broadcast_sd(ak + 2 * m + 1);
+      acc[m * 4 + 0] = _mm256_fmadd_pd(re, b0, acc[m * 4 + 0]);
+      acc[m * 4 + 1] = _mm256_fmadd_pd(re, b1, acc[m * 4 + 1]);
+      acc[m * 4 + 2] = _mm256_fmadd_pd(im, b0, acc[m * 4 + 2]);
+      acc[m * 4 + 3] = _mm256_fmadd_pd(im, b1, acc[m * 4 + 3]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int m = 0; m < 2; ++m)
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; ++q) {
+      // (ai bi, ai br) beside (ar br, ar bi): addsub gives (ar br - ai bi,
+      // ar bi + ai br); with the conjugate, the negated swap.
+      const __m256d swapped = _mm256_permute_pd(acc[m * 4 + 2 + q], 0x5);
+      const __m256d v = Conj ? _mm256_addsub_pd(acc[m * 4 + q], _mm256_sub_pd(_mm256_setzero_pd(), swapped))
+                             : _mm256_addsub_pd(acc[m * 4 + q], swapped);
+      double* cm = c + 2 * (m * ldc + 2 * q);
+      _mm256_storeu_pd(cm, _mm256_add_pd(_mm256_loadu_pd(cm), v));
+    }
+}
 #endif
 
 // Outputs n .. n + 2P - 1 of rows b0 and b1 (below): 2P accumulators with
@@ -505,36 +554,41 @@ struct TsmttsmTeam {
   // and more with rows of unit column stride: 4 x 4 tiles in SIMD lanes
   // (tsmttsm_host_tile4), the edges of C element by element.
   KOKKOS_INLINE_FUNCTION void host_blocks(const Scratch& part, Index l, Index L) const {
+    constexpr bool real = std::is_same_v<T, double>;
+    constexpr int TM = real ? 4 : 2;  // tile rows: 4 real, 2 complex
     const bool tiles = !(s.M * s.N < kTileM * kTileN / 2) && host_tiles_apply();
-    const int M4 = tiles ? s.M / 4 * 4 : 0, N4 = tiles ? s.N / 4 * 4 : 0;
+    const int M4 = tiles ? s.M / TM * TM : 0, N4 = tiles ? s.N / 4 * 4 : 0;
     for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
       const Index k0 = b * s.block_rows;
       const Index k1 = k0 + s.block_rows < s.K ? k0 + s.block_rows : s.K;
 #if !defined(__CUDA_ARCH__)
-      if constexpr (std::is_same_v<T, double>) {
-        const std::ptrdiff_t a_row = A.stride(0), b_row = B.stride(0);
-        // The tiles after the first read the block from L1 and leave the
-        // memory idle (M = N = 16: 63% of the read roof); they prefetch the
-        // next block instead, a slice each.
-        const int passes = (M4 / 4) * (N4 == 12 ? 1 : (N4 + 7) / 8);
-        const Index next = k1 < s.K && b + block_step(L) < bn ? k1 - k0 : 0;
-        const Index next_end = k1 + next < s.K ? k1 + next : s.K;
-        int pass = 0;
+      // Row strides and widths in doubles.
+      constexpr int D = real ? 1 : 2;
+      const std::ptrdiff_t a_row = D * A.stride(0), b_row = D * B.stride(0);
+      const auto ptr = [](auto* p) { return reinterpret_cast<const double*>(p); };
+      // The tiles after the first read the block from L1 and leave the
+      // memory idle (M = N = 16: 63% of the read roof); they prefetch the
+      // next block instead, a slice each, a row per row.
+      const int passes = real ? (M4 / 4) * (N4 == 12 ? 1 : (N4 + 7) / 8) : (M4 / 2) * (N4 / 4);
+      const Index next = k1 < s.K && b + block_step(L) < bn ? k1 - k0 : 0;
+      const Index next_end = k1 + next < s.K ? k1 + next : s.K;
+      int pass = 0;
+      const auto slice = [&] {
+        HostRowPrefetch f;
+        if (pass > 0 && next > 0) {
+          const Index r0 = k1 + (next_end - k1) * (pass - 1) / (passes - 1);
+          const Index r1 = k1 + (next_end - k1) * pass / (passes - 1);
+          f = HostRowPrefetch{ptr(&A(r0, 0)), ptr(&B(r0, 0)), a_row, b_row, r1 - r0, D * s.M, D * s.N};
+        }
+        ++pass;
+        return f;
+      };
+      (void)slice;
+      if constexpr (real) {
         for (int m0 = 0; m0 < M4; m0 += 4) {
           int n0 = 0;
 #if TESSERA_HOST_X86
           if (host_avx2_fma()) {
-            // Pass p > 0 prefetches its slice of the next block, a row per row.
-            const auto slice = [&] {
-              HostRowPrefetch f;
-              if (pass > 0 && next > 0) {
-                const Index r0 = k1 + (next_end - k1) * (pass - 1) / (passes - 1);
-                const Index r1 = k1 + (next_end - k1) * pass / (passes - 1);
-                f = HostRowPrefetch{&A(r0, 0), &B(r0, 0), a_row, b_row, r1 - r0, s.M, s.N};
-              }
-              ++pass;
-              return f;
-            };
             // Twelve columns left: one 4 x 12 tile (12 accumulators) instead
             // of 4 x 8 and 4 x 4, a pass over the block fewer.
             if (N4 - n0 == 12) {
@@ -545,15 +599,22 @@ struct TsmttsmTeam {
             for (; n0 + 8 <= N4; n0 += 8)
               tsmttsm_host_tile4_avx2<2>(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N,
                                          slice());
-            for (; n0 < N4; n0 += 4) {
+            for (; n0 < N4; n0 += 4)
               tsmttsm_host_tile4_avx2<1>(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N,
                                          slice());
-            }
           }
 #endif
           for (; n0 < N4; n0 += 4)
             tsmttsm_host_tile4(&A(k0, m0), a_row, &B(k0, n0), b_row, k1 - k0, &part(m0 * s.N + n0), s.N);
         }
+      } else {
+#if TESSERA_HOST_X86
+        // Complex: 2 x 4 tiles (host_tiles_apply holds only with AVX2 + FMA).
+        for (int m0 = 0; m0 < M4; m0 += 2)
+          for (int n0 = 0; n0 < N4; n0 += 4)
+            tsmttsm_host_ztile_avx2<Conj>(ptr(&A(k0, m0)), a_row, ptr(&B(k0, n0)), b_row, k1 - k0,
+                                          reinterpret_cast<double*>(&part(m0 * s.N + n0)), s.N, slice());
+#endif
       }
 #endif
       elements(part, k0, k1, 0, M4, N4, s.N);
@@ -564,7 +625,7 @@ struct TsmttsmTeam {
     if constexpr (std::is_same_v<T, double>)
       return A.stride(1) == 1 && B.stride(1) == 1;
     else
-      return false;
+      return A.stride(1) == 1 && B.stride(1) == 1 && host_avx2_fma();  // the complex tiles are AVX2 only
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
