@@ -34,6 +34,12 @@
 #endif
 #include <type_traits>
 
+// The host kernels' `#pragma GCC unroll` (which keeps their accumulators in
+// registers) is for the host compiler; nvcc's front end does not know it.
+#if defined(__NVCC__)
+#pragma nv_diag_suppress 1675
+#endif
+
 namespace tessera::tsm::impl {
 
 using Index = std::int64_t;
@@ -709,7 +715,11 @@ struct TsmttsmTeam {
     if constexpr (std::is_same_v<T, double>)
       return A.stride(1) == 1 && B.stride(1) == 1;
     else
+#if defined(__CUDA_ARCH__)
+      return false;
+#else
       return A.stride(1) == 1 && B.stride(1) == 1 && host_avx2_fma();  // the complex tiles are AVX2 only
+#endif
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -1066,3 +1076,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
 }
 
 }  // namespace tessera::tsm::impl
+
+#if defined(__NVCC__)
+#pragma nv_diag_default 1675
+#endif
