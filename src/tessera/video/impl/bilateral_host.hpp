@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <vector>
 
 namespace tessera::video::impl {
@@ -35,22 +34,8 @@ struct BilateralPadded {
 
 // Output pixel (y, x) from the padded plane: the portable kernel's sum.
 inline float bilateral_pixel(const BilateralPadded& p, const BilateralTables& tab, int y, int x) {
-  const int r = p.r;
-  const int ia = p.l[std::size_t(y + r) * p.pw + x + r];
-  float sum = 0.0f, wsum = 0.0f;
-  for (int dy = -r; dy <= r; ++dy) {
-    const std::size_t row = std::size_t(y + r + dy) * p.pw + std::size_t(x + r);
-    for (int dx = -r; dx <= r; ++dx) {
-      const float db = p.d[row + dx];
-      if (db > 0.0f) {
-        const int di = std::abs(ia - int(p.l[row + dx]));
-        const float wt = tab.spatial[dy * dy + dx * dx] * tab.range[di];
-        sum += wt * db;
-        wsum += wt;
-      }
-    }
-  }
-  return wsum > 0.0f ? sum / wsum : 0.0f;
+  const std::size_t centre = std::size_t(y + p.r) * p.pw + std::size_t(x + p.r);
+  return bilateral_window_mean(p.d.data() + centre, p.l.data() + centre, p.pw, tab.spatial, tab.range, p.r);
 }
 
 #if TESSERA_HOST_X86

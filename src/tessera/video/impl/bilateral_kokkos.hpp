@@ -60,21 +60,8 @@ void bilateral_kokkos(const ExecSpace& exec, const Depth& depth, const Luma& lum
           const int ty = i / TX, tx = i % TX;
           const int y = y0 + ty, x = x0 + tx;
           if (y >= h || x >= w) return;
-          const int ia = lum((ty + r) * sx + tx + r);
-          float sum = 0.0f, wsum = 0.0f;
-          for (int dy = -r; dy <= r; ++dy) {
-            const int row = (ty + r + dy) * sx + tx + r;
-            for (int dx = -r; dx <= r; ++dx) {
-              const float db = d(row + dx);
-              if (db > 0.0f) {
-                const int di = ia - int(lum(row + dx));
-                const float wt = gs(dy * dy + dx * dx) * gr(di < 0 ? -di : di);
-                sum += wt * db;
-                wsum += wt;
-              }
-            }
-          }
-          out(y, x) = wsum > 0.0f ? sum / wsum : 0.0f;
+          const int centre = (ty + r) * sx + tx + r;
+          out(y, x) = bilateral_window_mean(d.data() + centre, lum.data() + centre, sx, gs.data(), gr.data(), r);
         });
       });
 }
