@@ -175,17 +175,17 @@ TYPED_TEST(Dibr, GeneralRigMatchesPlainLoop) {
   const double Rx[9] = {1, 0, 0, 0, std::cos(a), -std::sin(a), 0, std::sin(a), std::cos(a)};
   const double Ry[9] = {std::cos(b), 0, std::sin(b), 0, 1, 0, -std::sin(b), 0, std::cos(b)};
   const double Rz[9] = {std::cos(c), -std::sin(c), 0, std::sin(c), std::cos(c), 0, 0, 0, 1};
+  // C = A B, row-major 3 x 3.
+  auto mul3 = [](const double* A, const double* B, double* C) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        C[3 * i + j] = 0;
+        for (int k = 0; k < 3; ++k) C[3 * i + j] += A[3 * i + k] * B[3 * k + j];
+      }
+  };
   double Ryx[9];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      Ryx[3 * i + j] = 0;
-      for (int k = 0; k < 3; ++k) Ryx[3 * i + j] += Ry[3 * i + k] * Rx[3 * k + j];
-    }
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      rig.R[3 * i + j] = 0;
-      for (int k = 0; k < 3; ++k) rig.R[3 * i + j] += Rz[3 * i + k] * Ryx[3 * k + j];
-    }
+  mul3(Ry, Rx, Ryx);
+  mul3(Rz, Ryx, rig.R);
   rig.t[0] = r(11, -0.2, 0.2);
   rig.t[1] = r(12, -0.2, 0.2);
   rig.t[2] = -4.0;  // sources nearer than ~4 end up behind the camera
