@@ -11,6 +11,7 @@
 // kernel's by float rounding (fused multiply-adds).
 #include "tessera/core/cpu_features.hpp"
 #include "tessera/video/impl/bilateral_math.hpp"
+#include "tessera/video/impl/bilateral_window.hpp"
 
 #include <Kokkos_Core.hpp>
 #if TESSERA_HOST_X86

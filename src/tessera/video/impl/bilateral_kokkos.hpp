@@ -7,6 +7,7 @@
 #include "tessera/core/exec_space.hpp"
 #include "tessera/video/impl/bilateral_host.hpp"
 #include "tessera/video/impl/bilateral_math.hpp"
+#include "tessera/video/impl/bilateral_window.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,12 +1,7 @@
 #pragma once
 // Depth-colour bilateral filter (DCBF) pieces shared by the portable and the
-// native CUDA kernels: the look-up tables of the two Gaussians; the portable
-// and host kernels' weighted mean of one window.
-#include <Kokkos_Macros.hpp>
-
+// native CUDA kernels: the look-up tables of the two Gaussians.
 #include <cmath>
-#include <cstddef>
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -56,29 +51,6 @@ inline const BilateralTables& bilateral_tables_cached(const BilateralParams& p) 
     last = p;
   }
   return tables;
-}
-
-// The filtered depth of one pixel: d and l point at its depth and luma in
-// planes of rows `stride` apart that reach r pixels past it on every side
-// (depth <= 0: unknown, no weight); gs and gr are the tables' spatial and
-// range weights. 0 where no neighbour is known.
-KOKKOS_INLINE_FUNCTION float bilateral_window_mean(const float* d, const std::uint8_t* l, std::ptrdiff_t stride,
-                                                   const float* gs, const float* gr, int r) {
-  const int ia = l[0];
-  float sum = 0.0f, wsum = 0.0f;
-  for (int dy = -r; dy <= r; ++dy) {
-    const std::ptrdiff_t row = dy * stride;
-    for (int dx = -r; dx <= r; ++dx) {
-      const float db = d[row + dx];
-      if (db > 0.0f) {
-        const int di = ia - int(l[row + dx]);
-        const float wt = gs[dy * dy + dx * dx] * gr[di < 0 ? -di : di];
-        sum += wt * db;
-        wsum += wt;
-      }
-    }
-  }
-  return wsum > 0.0f ? sum / wsum : 0.0f;
 }
 
 }  // namespace tessera::video
