@@ -4,8 +4,9 @@
 // P2 = Ai Ci, P3 = (Ar + Ai)(Cr + Ci); re = P1 - P2, im = P3 - P1 - P2: a
 // quarter fewer DMMAs, 12 accumulators a tile instead of 8; on the H100 the
 // tuned table takes four everywhere, docs/perf/tsm.md). A warp computes
-// 16 rows of B and GT 8-column tiles of them; wider N splits a row block's
-// tiles between consecutive items (the second read of its A rows hits L1).
+// 16 rows of B and up to GT 8-column tiles of them; wider N splits a row
+// block's tiles evenly between consecutive items (the second read of its A
+// rows hits L1).
 // Both the inner index and the output columns are permuted so that every
 // warp load and store moves whole 32-byte sectors: unit u (8 columns of A),
 // lane t = l % 4 and step j < 2 take column 8u + t + 4j (a load instruction
@@ -17,8 +18,9 @@
 // (docs/perf/tsm.md). alpha C sits in shared memory in fragment order, real
 // parts, imaginary parts and (Gauss) their sums apart, each fragment one
 // conflict-free 16-byte load.
-// A is read a unit at a time with the next unit in flight, across items too
-// (the last unit's compute hides the next item's first loads).
+// A is read P units a step (P = 2 for the 4-tile kernel) with the next
+// step's units in flight, across items too (the last step's compute hides
+// the next item's first loads).
 // Measured against the complex register kernel and cuBLAS ZGEMM:
 // perf/experiments/tsm_tsmm_z_probe.cu, docs/perf/tsm.md.
 #include "tsm/tsm_mma.cuh"
@@ -28,7 +30,7 @@ namespace tessera::native_cuda::tsm_detail {
 namespace {
 
 struct ZShape {
-  int M, N, U, NT, G;  // units of A, 8-column tiles of B, items a row block
+  int M, N, U, NT, G, per;  // units of A, 8-column tiles of B, items a row block, tiles an item (<= GT)
   Index K, lda, ldb;
 };
 
@@ -50,7 +52,17 @@ __device__ __forceinline__ void load_z_unit(const ZShape& s, const double2* __re
   }
 }
 
-template <int GT, bool Gauss>
+// P units of A for rows r0 + g, r0 + g + 8 from unit u on (load_z_unit each).
+template <int P>
+__device__ __forceinline__ void load_z_units(const ZShape& s, const double2* __restrict__ A, Index r0, int u, int g,
+                                             int t, double2 (&a)[P][2][2]) {
+#pragma unroll
+  for (int p = 0; p < P; ++p) load_z_unit(s, A, r0, u + p, g, t, a[p]);
+}
+
+// P: units of A a step (1 or 2); the next step's P units are in flight
+// during this step's DMMAs, so 2 doubles the bytes a warp has in flight.
+template <int GT, bool Gauss, int P>
 __global__ void __launch_bounds__(256)
     tsmm_z_mma16_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
                         Index ldcc, double2 alpha, double2 beta, double2* B) {
@@ -81,52 +93,60 @@ __global__ void __launch_bounds__(256)
   const Index stride = Index(gridDim.x) * (blockDim.x / 32);
   Index it = Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
   if (it >= items) return;
-  double2 a[2][2], an[2][2];
-  load_z_unit(s, A, it / s.G * 16, 0, g, t, a);
+  double2 a[P][2][2], an[P][2][2];
+  load_z_units<P>(s, A, it / s.G * 16, 0, g, t, a);
   while (true) {
     const Index r0 = it / s.G * 16, next = it + stride;
-    const int nt0 = int(it % s.G) * GT;
+    const int nt0 = int(it % s.G) * s.per;
     constexpr int kAcc = Gauss ? 3 : 2;
     double acc[GT][kAcc][4];
 #pragma unroll
     for (int x = 0; x < GT; ++x)
 #pragma unroll
       for (int p = 0; p < kAcc; ++p) acc[x][p][0] = acc[x][p][1] = acc[x][p][2] = acc[x][p][3] = 0.0;
-    for (int u = 0; u < s.U; ++u) {
-      const bool in_item = u + 1 < s.U, prefetch = in_item || next < items;
-      if (in_item) load_z_unit(s, A, r0, u + 1, g, t, an);
-      else if (prefetch) load_z_unit(s, A, next / s.G * 16, 0, g, t, an);
+    for (int u0 = 0; u0 < s.U; u0 += P) {
+      const bool in_item = u0 + P < s.U, prefetch = in_item || next < items;
+      if (in_item) load_z_units<P>(s, A, r0, u0 + P, g, t, an);
+      else if (prefetch) load_z_units<P>(s, A, next / s.G * 16, 0, g, t, an);
 #pragma unroll
-      for (int x = 0; x < GT; ++x) {
-        const int nt = nt0 + x;
-        if (nt >= s.NT) break;
-        const int f = (u * s.NT + nt) * 32 + lane;
-        const double2 vr = cr[f], vi = ci[f];
-        double2 vs = make_double2(0.0, 0.0);
-        if constexpr (Gauss) vs = cs[f];
+      for (int p = 0; p < P; ++p) {
+        const int u = u0 + p;
+        if (p > 0 && u >= s.U) break;  // an odd unit count: the step's second unit is past M
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const double br = j ? vr.y : vr.x, bi = j ? vi.y : vi.x;
-          if constexpr (Gauss) {
-            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
-            dmma16(acc[x][1], a[0][j].y, a[1][j].y, bi);
-            dmma16(acc[x][2], a[0][j].x + a[0][j].y, a[1][j].x + a[1][j].y, j ? vs.y : vs.x);
-          } else {
-            dmma16(acc[x][0], a[0][j].x, a[1][j].x, br);
-            dmma16(acc[x][0], -a[0][j].y, -a[1][j].y, bi);
-            dmma16(acc[x][1], a[0][j].x, a[1][j].x, bi);
-            dmma16(acc[x][1], a[0][j].y, a[1][j].y, br);
+        for (int x = 0; x < GT; ++x) {
+          const int nt = nt0 + x;
+          if (x >= s.per || nt >= s.NT) break;
+          const int f = (u * s.NT + nt) * 32 + lane;
+          const double2 vr = cr[f], vi = ci[f];
+          double2 vs = make_double2(0.0, 0.0);
+          if constexpr (Gauss) vs = cs[f];
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            const double br = j ? vr.y : vr.x, bi = j ? vi.y : vi.x;
+            const double2(&ap)[2][2] = a[p];
+            if constexpr (Gauss) {
+              dmma16(acc[x][0], ap[0][j].x, ap[1][j].x, br);
+              dmma16(acc[x][1], ap[0][j].y, ap[1][j].y, bi);
+              dmma16(acc[x][2], ap[0][j].x + ap[0][j].y, ap[1][j].x + ap[1][j].y, j ? vs.y : vs.x);
+            } else {
+              dmma16(acc[x][0], ap[0][j].x, ap[1][j].x, br);
+              dmma16(acc[x][0], -ap[0][j].y, -ap[1][j].y, bi);
+              dmma16(acc[x][1], ap[0][j].x, ap[1][j].x, bi);
+              dmma16(acc[x][1], ap[0][j].y, ap[1][j].y, br);
+            }
           }
         }
       }
       if (prefetch)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) a[h][0] = an[h][0], a[h][1] = an[h][1];
-    }
+        for (int p = 0; p < P; ++p)
 #pragma unroll
+          for (int h = 0; h < 2; ++h) a[p][h][0] = an[p][h][0], a[p][h][1] = an[p][h][1];
+    }
+    #pragma unroll
     for (int x = 0; x < GT; ++x) {
       const int nt = nt0 + x;
-      if (nt >= s.NT) break;
+      if (x >= s.per || nt >= s.NT) break;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const Index row = r0 + g + 8 * h;
@@ -151,10 +171,10 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <int GT, bool Gauss>
+template <int GT, bool Gauss, int P>
 void launch_as(cudaStream_t stream, const ZShape& s, const double2* A, const double2* C, Index ldcr, Index ldcc,
                double2 alpha, double2 beta, double2* B) {
-  auto kernel = tsmm_z_mma16_kernel<GT, Gauss>;
+  auto kernel = tsmm_z_mma16_kernel<GT, Gauss, P>;
   const std::size_t smem = std::size_t(Gauss ? 3 : 2) * s.U * s.NT * 32 * sizeof(double2);
   const int threads = 256;
   allow_smem(kernel, smem);
@@ -167,22 +187,49 @@ void launch_as(cudaStream_t stream, const ZShape& s, const double2* A, const dou
   check(cudaGetLastError(), "complex tsmm (tensor cores, m16n8k4) launch");
 }
 
+// Units of A a step: 2 for the 4-tile kernel, whose registers (152 with
+// one unit) hold one block an SM anyway; 1 for the 2-tile kernel, which keeps
+// two blocks an SM that way (with two units: 152 registers, one block, 3-20%
+// slower on an H200). TESSERA_TSM_Z_UNITS (1 or 2) overrides it (benchmarks).
+int units_a_step(int tiles) {
+  static const int forced = [] {
+    const char* e = std::getenv("TESSERA_TSM_Z_UNITS");
+    return e && *e ? int(std::strtol(e, nullptr, 10)) : 0;
+  }();
+  if (forced == 1 || forced == 2) return forced;
+  return tiles == 4 ? 2 : 1;
+}
+
 }  // namespace
 
 void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int N, Index K, zcomplex alpha,
                          const zcomplex* A, Index lda, const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta,
                          zcomplex* B, Index ldb) {
   const int NT = (N + 7) / 8;
-  const ZShape s{M, N, (M + 7) / 8, NT, (NT + c.tiles - 1) / c.tiles, K, lda, ldb};
+  // One or two tiles of 8 columns in all (N <= 16): the 2-tile kernel, whose
+  // registers leave room for two blocks an SM (the 4-tile kernel's, one).
+  const int tiles = NT <= 2 ? 2 : c.tiles;
+  // The items of a row block take equal shares of its tiles (N = 40 with 4
+  // tiles: 3 + 2, not 4 + 1): with an even count of items, a warp's items
+  // are always the same share, and the 4-tile warps set the pace.
+  const int G = (NT + tiles - 1) / tiles;
+  const ZShape s{M, N, (M + 7) / 8, NT, G, (NT + G - 1) / G, K, lda, ldb};
   // Kokkos::complex<double> is two doubles aligned to 16 bytes: the same object as double2.
   const auto* a2 = reinterpret_cast<const double2*>(A);
   const auto* c2 = reinterpret_cast<const double2*>(C);
   auto* b2 = reinterpret_cast<double2*>(B);
   const double2 al = make_double2(alpha.real(), alpha.imag()), be = make_double2(beta.real(), beta.imag());
-  if (c.products == 3)
-    (c.tiles == 4 ? launch_as<4, true> : launch_as<2, true>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
-  else
-    (c.tiles == 4 ? launch_as<4, false> : launch_as<2, false>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+  if (units_a_step(tiles) == 2) {
+    if (c.products == 3)
+      (tiles == 4 ? launch_as<4, true, 2> : launch_as<2, true, 2>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+    else
+      (tiles == 4 ? launch_as<4, false, 2> : launch_as<2, false, 2>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+  } else {
+    if (c.products == 3)
+      (tiles == 4 ? launch_as<4, true, 1> : launch_as<2, true, 1>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+    else
+      (tiles == 4 ? launch_as<4, false, 1> : launch_as<2, false, 1>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
+  }
 }
 
 }  // namespace tessera::native_cuda::tsm_detail

@@ -37,7 +37,8 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // TSMM: the register kernel (in double its compile-time form,
   // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
   // complex the register kernel to 3, then m16n8k4 with four real products,
-  // two column tiles a warp to 56 and four above. (The tuned double TSMTTSM
+  // two column tiles a warp below 20 and four (two units of A a step) from
+  // 20 (an H200, 2026-11-28). (The tuned double TSMTTSM
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
   const int d = std::max(M, N);
@@ -53,7 +54,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     c.mma = 2;
   } else if (complex && d >= 4) {
     c.mma = 2;
-    c.tiles = d <= 56 ? 2 : 4;
+    c.tiles = d < 20 ? 2 : 4;
     c.products = 4;
   } else {
     c.outputs = complex && d == 1 ? 4 : 1;
