@@ -116,13 +116,24 @@ TYPED_TEST(Pairwise, NearEqualRows) {
     pairwise_distance(exec, F, D, P, a);
     exec.fence();
     const auto h = download(P);
-    double norm_max = 0;
-    for (float x : hf) norm_max = std::max(norm_max, double(x) * x);
-    const double bound = 8 * 6e-8 * 2 * norm_max * l;  // a few ulps of ||f||^2 + ||d||^2
-    for (std::size_t i = 0; i < h.size(); ++i) {
-      ASSERT_GE(h[i], 0.0f) << i;
-      ASSERT_LE(std::abs(h[i] - ref[i]), bound) << i;
-    }
+    // The float rounding bound of ||f||^2 + ||d||^2 - 2 f.d (sums of l
+    // products, two more additions): gamma_(l+3) (||f||^2 + ||d||^2 +
+    // 2 ||f|| ||d||), gamma_k = k u / (1 - k u), u = 2^-24. The cancellation
+    // leaves errors of many ulps of the result; a wrong form errs by ~||f||^2.
+    const double u = std::ldexp(1.0, -24), gamma = (l + 3) * u / (1 - (l + 3) * u);
+    auto norm2 = [&](const std::vector<float>& x, int row) {
+      double s = 0;
+      for (int k = 0; k < l; ++k) s += double(x[std::size_t(row) * l + k]) * x[std::size_t(row) * l + k];
+      return s;
+    };
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        const double nf = norm2(hf, i), nd = norm2(hd, j);
+        const double bound = gamma * (nf + nd + 2 * std::sqrt(nf * nd));
+        const std::size_t e = std::size_t(i) * n + j;
+        ASSERT_GE(h[e], 0.0f) << i << ", " << j;
+        ASSERT_LE(std::abs(h[e] - ref[e]), bound) << i << ", " << j;
+      }
   }
 }
 
