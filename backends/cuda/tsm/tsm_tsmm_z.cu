@@ -112,6 +112,7 @@ __global__ void __launch_bounds__(256)
       for (int p = 0; p < P; ++p) {
         const int u = u0 + p;
         if (p > 0 && u >= s.U) break;  // an odd unit count: the step's second unit is past M
+        const double2(&ap)[2][2] = a[p];
 #pragma unroll
         for (int x = 0; x < GT; ++x) {
           const int nt = nt0 + x;
@@ -123,7 +124,6 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
           for (int j = 0; j < 2; ++j) {
             const double br = j ? vr.y : vr.x, bi = j ? vi.y : vi.x;
-            const double2(&ap)[2][2] = a[p];
             if constexpr (Gauss) {
               dmma16(acc[x][0], ap[0][j].x, ap[1][j].x, br);
               dmma16(acc[x][1], ap[0][j].y, ap[1][j].y, bi);
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
           for (int h = 0; h < 2; ++h) a[p][h][0] = an[p][h][0], a[p][h][1] = an[p][h][1];
     }
-    #pragma unroll
+#pragma unroll
     for (int x = 0; x < GT; ++x) {
       const int nt = nt0 + x;
       if (x >= s.per || nt >= s.NT) break;
@@ -187,6 +187,16 @@ void launch_as(cudaStream_t stream, const ZShape& s, const double2* A, const dou
   check(cudaGetLastError(), "complex tsmm (tensor cores, m16n8k4) launch");
 }
 
+// The kernel of `tiles` column tiles, Gauss's three products or four, P units a step.
+template <int P>
+void launch_units(cudaStream_t stream, int tiles, bool gauss, const ZShape& s, const double2* A, const double2* C,
+                  Index ldcr, Index ldcc, double2 alpha, double2 beta, double2* B) {
+  if (gauss)
+    (tiles == 4 ? launch_as<4, true, P> : launch_as<2, true, P>)(stream, s, A, C, ldcr, ldcc, alpha, beta, B);
+  else
+    (tiles == 4 ? launch_as<4, false, P> : launch_as<2, false, P>)(stream, s, A, C, ldcr, ldcc, alpha, beta, B);
+}
+
 // Units of A a step: 2 for the 4-tile kernel, whose registers (152 with
 // one unit) hold one block an SM anyway; 1 for the 2-tile kernel, which keeps
 // two blocks an SM that way (with two units: 152 registers, one block, 3-20%
@@ -219,17 +229,8 @@ void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int
   const auto* c2 = reinterpret_cast<const double2*>(C);
   auto* b2 = reinterpret_cast<double2*>(B);
   const double2 al = make_double2(alpha.real(), alpha.imag()), be = make_double2(beta.real(), beta.imag());
-  if (units_a_step(tiles) == 2) {
-    if (c.products == 3)
-      (tiles == 4 ? launch_as<4, true, 2> : launch_as<2, true, 2>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
-    else
-      (tiles == 4 ? launch_as<4, false, 2> : launch_as<2, false, 2>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
-  } else {
-    if (c.products == 3)
-      (tiles == 4 ? launch_as<4, true, 1> : launch_as<2, true, 1>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
-    else
-      (tiles == 4 ? launch_as<4, false, 1> : launch_as<2, false, 1>)(stream, s, a2, c2, ldcr, ldcc, al, be, b2);
-  }
+  (units_a_step(tiles) == 2 ? launch_units<2> : launch_units<1>)(stream, tiles, c.products == 3, s, a2, c2, ldcr,
+                                                                 ldcc, al, be, b2);
 }
 
 }  // namespace tessera::native_cuda::tsm_detail
