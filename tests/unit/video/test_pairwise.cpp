@@ -121,14 +121,16 @@ TYPED_TEST(Pairwise, NearEqualRows) {
     // 2 ||f|| ||d||), gamma_k = k u / (1 - k u), u = 2^-24. The cancellation
     // leaves errors of many ulps of the result; a wrong form errs by ~||f||^2.
     const double u = std::ldexp(1.0, -24), gamma = (l + 3) * u / (1 - (l + 3) * u);
-    auto norm2 = [&](const std::vector<float>& x, int row) {
-      double s = 0;
-      for (int k = 0; k < l; ++k) s += double(x[std::size_t(row) * l + k]) * x[std::size_t(row) * l + k];
+    auto norms2 = [&](const std::vector<float>& x, int rows) {
+      std::vector<double> s(std::size_t(rows), 0.0);
+      for (int r = 0; r < rows; ++r)
+        for (int k = 0; k < l; ++k) s[std::size_t(r)] += double(x[std::size_t(r) * l + k]) * x[std::size_t(r) * l + k];
       return s;
     };
+    const auto nfs = norms2(hf, m), nds = norms2(hd, n);
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
-        const double nf = norm2(hf, i), nd = norm2(hd, j);
+        const double nf = nfs[std::size_t(i)], nd = nds[std::size_t(j)];
         const double bound = gamma * (nf + nd + 2 * std::sqrt(nf * nd));
         const std::size_t e = std::size_t(i) * n + j;
         ASSERT_GE(h[e], 0.0f) << i << ", " << j;
