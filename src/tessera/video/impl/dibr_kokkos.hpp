@@ -75,9 +75,21 @@ namespace tessera::video::impl {
 // Host spaces: a run of rows a thread, plain loops along x; the source
 // camera's (x - cx) / fx tabulated once a call and (y - cy) / fy once a row,
 // which leaves two of dibr_project's four double divisions a pixel (the
-// divisions bound the loop) and the same bits. With one thread nothing else
-// writes the z-buffer: a plain min instead of the atomic (5% faster on one
-// core of the development host).
+// divisions bound the loop) and the same bits.
+// Several threads: run q owns the same fraction of the target rows as of the
+// source rows (band q). It clears its band, and a source pixel landing in it
+// takes a plain min: nothing else writes the band meanwhile. Pixels landing
+// in other bands (near the band edges for a small baseline; every pixel in a
+// rotated rig) are kept in the run's list and applied after every band is
+// clear: few, by each band's owner, which then resolves its band; many, by
+// atomic min, then the resolve. A lock-prefixed compare-exchange a pixel held
+// the 16-core Xeon's 16 threads at 8x one thread. One thread: plain min
+// everywhere, the band clear first.
+struct DibrSpill {
+  std::int64_t t;  // target pixel ty * tw + tx
+  std::uint32_t z;
+};
+
 template <class ExecSpace, class Depth, class ZBuf, class Out>
 void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbuf, const Out& out,
                       const CameraRig& rig) {
@@ -97,21 +109,31 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
   auto rows = [runs](const int q, const int n, int& r0, int& r1) {
     r0 = int(std::int64_t(q) * n / runs), r1 = int(std::int64_t(q + 1) * n / runs);
   };
+  std::vector<std::vector<DibrSpill>> spills(alone ? 0 : std::size_t(runs));
   using Range = Kokkos::RangePolicy<ExecSpace>;
-  Kokkos::parallel_for("tessera::video::dibr_clear", Range(exec, 0, runs), [=](const int q) {
-    int y0, y1;
-    rows(q, th, y0, y1);
-    for (int y = y0; y < y1; ++y)
-      for (int x = 0, n = tw; x < n; ++x) zbuf(y, x) = kDepthUnknownBits;
-  });
+  if (alone)
+    Kokkos::parallel_for("tessera::video::dibr_clear", Range(exec, 0, 1), [=](const int) {
+      for (int y = 0; y < th; ++y)
+        for (int x = 0; x < tw; ++x) zbuf(y, x) = kDepthUnknownBits;
+    });
+  auto* spill_lists = spills.data();
   Kokkos::parallel_for("tessera::video::dibr_scatter", Range(exec, 0, runs), [=](const int q) {
-    int y0, y1;
+    int y0, y1, b0, b1;
     rows(q, h, y0, y1);
-    auto land = [&](std::uint32_t* t, const std::uint32_t z) {
-      if (alone) {
-        if (z < *t) *t = z;
+    rows(q, th, b0, b1);
+    if (alone) {
+      b0 = 0;  // cleared above
+      b1 = th;
+    } else {
+      for (int y = b0; y < b1; ++y)
+        for (int x = 0; x < tw; ++x) zbuf(y, x) = kDepthUnknownBits;
+    }
+    auto land = [&](const int ty, const int tx, const std::uint32_t z) {
+      if (ty >= b0 && ty < b1) {
+        std::uint32_t& t = zbuf(ty, tx);
+        if (z < t) t = z;
       } else {
-        Kokkos::atomic_fetch_min(t, z);
+        spill_lists[q].push_back(DibrSpill{std::int64_t(ty) * tw + tx, z});
       }
     };
     for (int y = y0; y < y1; ++y) {
@@ -120,29 +142,56 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
 #if TESSERA_HOST_X86
       if (vec) {
         std::uint32_t* z0 = &zbuf(0, 0);
+        const std::int32_t i0 = b0 * tw, i1 = b1 * tw;
         for (const float* d = &depth(y, 0); x + 4 <= w; x += 4) {
           alignas(16) std::int32_t index[4];
           alignas(16) std::uint32_t z[4];
           dibr_project4_avx2(rig, xn + x, ys, d + x, tw, th, index, z);
           for (int i = 0; i < 4; ++i)
-            if (index[i] >= 0) land(z0 + index[i], z[i]);
+            if (index[i] >= i0 && index[i] < i1) {
+              if (z[i] < z0[index[i]]) z0[index[i]] = z[i];
+            } else if (index[i] >= 0) {
+              spill_lists[q].push_back(DibrSpill{index[i], z[i]});
+            }
         }
       }
 #endif
       for (; x < w; ++x) {
         int tx, ty;
         std::uint32_t z;
-        if (dibr_project_normalised(rig, xn[x], ys, float(depth(y, x)), tw, th, tx, ty, z)) land(&zbuf(ty, tx), z);
+        if (dibr_project_normalised(rig, xn[x], ys, float(depth(y, x)), tw, th, tx, ty, z)) land(ty, tx, z);
       }
     }
   });
+  exec.fence();  // the lists' sizes
+  // Few spilled pixels: each band's owner scans every list for its own (at
+  // most about a pixel's work per source pixel in all); else atomics.
+  std::size_t spilled = 0;
+  for (const auto& l : spills) spilled += l.size();
+  const bool scan = spilled * std::size_t(runs) <= std::size_t(h) * std::size_t(w);
+  if (!alone && !scan)
+    Kokkos::parallel_for("tessera::video::dibr_spills", Range(exec, 0, runs), [=](const int q) {
+      for (const DibrSpill& e : spill_lists[q]) {
+        std::uint32_t* t = &zbuf(int(e.t / tw), int(e.t % tw));
+        if (e.z < *t) Kokkos::atomic_fetch_min(t, e.z);  // a larger depth never lowers it
+      }
+    });
   Kokkos::parallel_for("tessera::video::dibr_resolve", Range(exec, 0, runs), [=](const int q) {
     int y0, y1;
     rows(q, th, y0, y1);
+    if (!alone && scan)
+      for (int p = 0; p < runs; ++p)
+        for (const DibrSpill& e : spill_lists[p]) {
+          const int ty = int(e.t / tw);
+          if (ty >= y0 && ty < y1) {
+            std::uint32_t& t = zbuf(ty, int(e.t % tw));
+            if (e.z < t) t = e.z;
+          }
+        }
     for (int y = y0; y < y1; ++y)
       for (int x = 0, n = tw; x < n; ++x) out(y, x) = depth_from_bits(zbuf(y, x));
   });
-  exec.fence();  // xs lives until the scatter is done
+  exec.fence();  // xs and the lists live until the kernels are done
 }
 
 template <class ExecSpace, class Depth, class ZBuf, class Out>
