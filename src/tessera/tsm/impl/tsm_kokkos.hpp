@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #if TESSERA_HOST_X86
 #include <immintrin.h>  // the AVX2 + FMA host tiles below, chosen at run time
@@ -576,9 +577,16 @@ struct TsmttsmShape {
   Index K, block_rows, blocks;
   bool contiguous;  // each team takes a contiguous range of blocks (CPUs: one
                     // prefetch stream per thread), else blocks l, l + L, ... (GPUs)
+  // GPUs: 32-byte pieces of a row of A and of B that the team touches in the
+  // next block while it computes this one (0: no touching; row-major operands).
+  int pieces_a = 0, pieces_b = 0;
+  int ahead = 1;  // touch block b + ahead (in the team's steps) while computing block b
 };
 
-template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj>
+// Most pieces of the next block one thread touches (a byte each, a register).
+inline constexpr int kTouchMax = 4;
+
+template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj, int TileM = kTileM, int TileN = kTileN>
 struct TsmttsmTeam {
   using T = typename ViewC::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -592,37 +600,65 @@ struct TsmttsmTeam {
   TsmttsmShape s;
   int scratch_level;
 
-  KOKKOS_INLINE_FUNCTION void load(Index k, int mi, int ni, T (&a)[kTileM], T (&b)[kTileN]) const {
-    for (int tm = 0; tm < kTileM; ++tm) {
+  KOKKOS_INLINE_FUNCTION void load(Index k, int mi, int ni, T (&a)[TileM], T (&b)[TileN]) const {
+    for (int tm = 0; tm < TileM; ++tm) {
       const int m = mi + tm * s.MT;
       a[tm] = m < s.M ? conj_if<Conj>(A(k, m)) : T(0);
     }
-    for (int tn = 0; tn < kTileN; ++tn) {
+    for (int tn = 0; tn < TileN; ++tn) {
       const int n = ni + tn * s.NT;
       b[tn] = n < s.N ? B(k, n) : T(0);
     }
   }
 
-  KOKKOS_INLINE_FUNCTION static void fma(T (&acc)[kTileM][kTileN], const T (&a)[kTileM], const T (&b)[kTileN]) {
-    for (int tm = 0; tm < kTileM; ++tm)
-      for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] += a[tm] * b[tn];
+  KOKKOS_INLINE_FUNCTION static void fma(T (&acc)[TileM][TileN], const T (&a)[TileM], const T (&b)[TileN]) {
+    for (int tm = 0; tm < TileM; ++tm)
+      for (int tn = 0; tn < TileN; ++tn) acc[tm][tn] += a[tm] * b[tn];
   }
 
-  // acc += rows k0, k0 + step, ... < k1 of the tile (mi, ni); two rows in flight.
-  KOKKOS_INLINE_FUNCTION void rows(T (&acc)[kTileM][kTileN], int mi, int ni, Index k0, Index k1, Index step) const {
+  // acc += rows k0, k0 + step, ... < k1 of the tile (mi, ni); two rows in
+  // flight (one for tiles of more than 16 accumulators: 8 x 8 with two rows
+  // needs more than 255 registers).
+  KOKKOS_INLINE_FUNCTION void rows(T (&acc)[TileM][TileN], int mi, int ni, Index k0, Index k1, Index step) const {
     Index k = k0;
-    for (; k + step < k1; k += 2 * step) {
-      T a0[kTileM], b0[kTileN], a1[kTileM], b1[kTileN];
+    if constexpr (TileM * TileN <= 16)
+      for (; k + step < k1; k += 2 * step) {
+        T a0[TileM], b0[TileN], a1[TileM], b1[TileN];
+        load(k, mi, ni, a0, b0);
+        load(k + step, mi, ni, a1, b1);
+        fma(acc, a0, b0);
+        fma(acc, a1, b1);
+      }
+    for (; k < k1; k += step) {
+      T a0[TileM], b0[TileN];
       load(k, mi, ni, a0, b0);
-      load(k + step, mi, ni, a1, b1);
-      fma(acc, a0, b0);
-      fma(acc, a1, b1);
-    }
-    if (k < k1) {
-      T a0[kTileM], b0[kTileN];
-      load(k, mi, ni, a0, b0);
       fma(acc, a0, b0);
     }
+  }
+
+  // GPUs: the team's threads load one byte of each 32-byte piece of block nb's
+  // rows (the piece comes into L1 with it) and keep the bytes in t until the
+  // current block is done. The tiles read each value several times and hold
+  // one or two rows in registers; the touches put a whole block's distinct
+  // bytes in flight at a register per piece. Thread r touches piece r mod P
+  // (P pieces a row) of rows r / P, r / P + ts / P, ...; returns how many.
+  KOKKOS_INLINE_FUNCTION int touch(Index nb, int r, int ts, unsigned (&t)[kTouchMax]) const {
+    const int per_row = s.pieces_a + s.pieces_b;
+    const int j = r % per_row, row_step = ts / per_row;
+    const Index k1 = (nb + 1) * s.block_rows < s.K ? (nb + 1) * s.block_rows : s.K;
+    Index k = nb * s.block_rows + r / per_row;
+    if (r >= row_step * per_row) return 0;
+    const bool in_a = j < s.pieces_a;
+    const int offset = 32 * (in_a ? j : j - s.pieces_a);
+    int n = 0;
+    for (int i = 0; i < kTouchMax; ++i, k += row_step)
+      if (k < k1) {
+        const auto* row = in_a ? reinterpret_cast<const unsigned char*>(&A(k, 0))
+                               : reinterpret_cast<const unsigned char*>(&B(k, 0));
+        t[i] = row[offset];
+        n = i + 1;
+      }
+    return n;
   }
 
   // The team's blocks of rows: first, end, step.
@@ -756,15 +792,24 @@ struct TsmttsmTeam {
       const int tile = r % s.tiles, g = r / s.tiles;
       const int mi = tile / s.NT, ni = tile % s.NT;
       if (g < s.groups) {
-        T acc[kTileM][kTileN];
-        for (int tm = 0; tm < kTileM; ++tm)
-          for (int tn = 0; tn < kTileN; ++tn) acc[tm][tn] = T(0);
+        T acc[TileM][TileN];
+        for (int tm = 0; tm < TileM; ++tm)
+          for (int tn = 0; tn < TileN; ++tn) acc[tm][tn] = T(0);
+        unsigned sink = 0;  // the touched bytes, so that their loads stay
         for (Index b = first_block(l, L), bn = end_block(l, L); b < bn; b += block_step(L)) {
           const Index k1 = (b + 1) * s.block_rows < s.K ? (b + 1) * s.block_rows : s.K;
+          unsigned t[kTouchMax];
+          const Index nb = b + s.ahead * block_step(L);
+          const int touched = s.pieces_a > 0 && nb < bn ? touch(nb, r, ts, t) : 0;
           rows(acc, mi, ni, b * s.block_rows + g, k1, s.groups);
+          for (int i = 0; i < kTouchMax; ++i)
+            if (i < touched) sink += t[i];
         }
-        for (int tm = 0; tm < kTileM; ++tm)
-          for (int tn = 0; tn < kTileN; ++tn) {
+        // Practically never true (a wrapped sum of bytes); adding a zero
+        // changes at most the sign of a zero.
+        if (sink == 0xffffffffu) acc[0][0] += T(0);
+        for (int tm = 0; tm < TileM; ++tm)
+          for (int tn = 0; tn < TileN; ++tn) {
             const int m = mi + tm * s.MT, n = ni + tn * s.NT;
             if (m < s.M && n < s.N) {
               if (s.groups == 1)
@@ -821,15 +866,52 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   s.M = int(A.extent(1));
   s.N = int(B.extent(1));
   s.K = K;
-  s.MT = (s.M + kTileM - 1) / kTileM;
-  s.NT = (s.N + kTileN - 1) / kTileN;
-  s.tiles = s.MT * s.NT;
   int team = 1;
+  // GPUs (H200, docs/perf/tsm.md "Portable TSMTTSM on the GPU: 8 x 8 tiles"):
+  // double takes 8 x 8 register tiles where both sides exceed 8 (a quarter
+  // of the loads and index work per FMA of 4 x 4 tiles; 1.3-3.6x at 16..64);
+  // the next blocks are touched (blocks of 32 KiB) where the tiles' own
+  // loads leave the memory idle: 8 x 8 tiles from 32, complex above 8.
+  // TESSERA_TSM_PORTABLE_TILE (4 | 8), _TOUCH (0 | 1), _BLOCK_KB and _AHEAD
+  // (blocks touched ahead) override, for benchmarks.
+  int tile = kTileM, rows_per_group = 4, block_kb = 32, ahead = 1;
+  bool touch = false;
+  if constexpr (is_device_space_v<ExecSpace>) {
+    const int lo = s.M < s.N ? s.M : s.N, hi = s.M < s.N ? s.N : s.M;
+    (void)hi;
+    if constexpr (std::is_same_v<T, double>) {
+      tile = lo > 8 ? 8 : 4;
+      if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TILE")) tile = std::atoi(e) == 8 ? 8 : 4;
+      touch = tile == 8 && hi >= 32;
+    } else {
+      touch = lo > 8;
+    }
+    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TOUCH")) touch = std::atoi(e) == 1;
+    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_BLOCK_KB")) block_kb = std::atoi(e);
+    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_AHEAD")) ahead = std::atoi(e) == 2 ? 2 : 1;
+  }
+  s.MT = (s.M + tile - 1) / tile;
+  s.NT = (s.N + tile - 1) / tile;
+  s.tiles = s.MT * s.NT;
   if constexpr (is_device_space_v<ExecSpace>) {
     team = 256;  // >= the largest tile count (16 x 16 at M = N = 64)
     s.groups = team / s.tiles;
     s.passes = 1;
-    s.block_rows = 4 * Index(s.groups);  // each row group takes four rows of a block
+    if (touch) {
+      const Index row_bytes = Index(sizeof(T)) * (s.M + s.N);
+      const Index kb = block_kb < 1 ? 1 : (block_kb > 256 ? 256 : block_kb);
+      const Index r = (kb * 1024 + row_bytes * s.groups / 2) / (row_bytes * s.groups);
+      rows_per_group = int(r < 1 ? 1 : (r > 16 ? 16 : r));
+    }
+    s.block_rows = rows_per_group * Index(s.groups);
+    const auto pieces = [](int cols) { return int((std::size_t(cols) * sizeof(T) + 31) / 32); };
+    const int per_row = pieces(s.M) + pieces(s.N);
+    if (touch && (s.M <= 1 || A.stride(1) == 1) && (s.N <= 1 || B.stride(1) == 1) &&
+        s.block_rows <= Index(kTouchMax) * (team / per_row)) {
+      s.pieces_a = pieces(s.M);
+      s.pieces_b = pieces(s.N);
+      s.ahead = ahead;
+    }
   } else {
     s.groups = 1;
     s.passes = s.tiles;
@@ -845,19 +927,27 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
 
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
-  auto launch = [&](auto functor) {
-    Kokkos::parallel_for("tessera::tsm::tsmttsm", Kokkos::TeamPolicy<ExecSpace>(exec, int(league), team)
-                                                       .set_scratch_size(level, Kokkos::PerTeam(bytes)),
-                         functor);
+  auto launch = [&](auto functor, auto bounds) {
+    using Policy = Kokkos::TeamPolicy<ExecSpace, decltype(bounds)>;
+    Kokkos::parallel_for("tessera::tsm::tsmttsm",
+                         Policy(exec, int(league), team).set_scratch_size(level, Kokkos::PerTeam(bytes)), functor);
   };
   if constexpr (std::is_same_v<T, double>) {
     (void)conj;
-    launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level});
+    if constexpr (is_device_space_v<ExecSpace>)
+      if (tile == 8) {
+        launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false, 8, 8>{A, B, C, alpha, s, level},
+               Kokkos::LaunchBounds<>());
+        return;
+      }
+    // Two teams of 256 an SM (at most 128 registers): the touches cost a few
+    // registers over that, and one team an SM halves the loads in flight.
+    launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level}, Kokkos::LaunchBounds<256, 2>());
   } else {
     if (conj)
-      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, true>{A, B, C, alpha, s, level});
+      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, true>{A, B, C, alpha, s, level}, Kokkos::LaunchBounds<>());
     else
-      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level});
+      launch(TsmttsmTeam<ExecSpace, ViewA, ViewB, ViewC, false>{A, B, C, alpha, s, level}, Kokkos::LaunchBounds<>());
   }
 }
 
