@@ -868,21 +868,20 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   s.K = K;
   int team = 1;
   // GPUs (H200, docs/perf/tsm.md "Portable TSMTTSM on the GPU: 8 x 8 tiles"):
-  // double takes 8 x 8 register tiles where both sides exceed 8 (a quarter
-  // of the loads and index work per FMA of 4 x 4 tiles; 1.3-3.6x at 16..64);
-  // the next blocks are touched (blocks of 32 KiB) where the tiles' own
-  // loads leave the memory idle: 8 x 8 tiles from 32, complex above 8.
+  // double takes 8 x 8 register tiles where both sides exceed 16 (a quarter
+  // of the loads and index work per FMA of 4 x 4 tiles; 1.6-1.8x at 48..64,
+  // a tie at 24, slower at 9..16) and touches the next block (32 KiB) with
+  // them; complex keeps 4 x 4 tiles and touches where both sides exceed 8.
   // TESSERA_TSM_PORTABLE_TILE (4 | 8), _TOUCH (0 | 1), _BLOCK_KB and _AHEAD
   // (blocks touched ahead) override, for benchmarks.
   int tile = kTileM, rows_per_group = 4, block_kb = 32, ahead = 1;
   bool touch = false;
   if constexpr (is_device_space_v<ExecSpace>) {
-    const int lo = s.M < s.N ? s.M : s.N, hi = s.M < s.N ? s.N : s.M;
-    (void)hi;
+    const int lo = s.M < s.N ? s.M : s.N;
     if constexpr (std::is_same_v<T, double>) {
-      tile = lo > 8 ? 8 : 4;
+      tile = lo > 16 ? 8 : 4;
       if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TILE")) tile = std::atoi(e) == 8 ? 8 : 4;
-      touch = tile == 8 && hi >= 32;
+      touch = tile == 8;
     } else {
       touch = lo > 8;
     }
