@@ -959,6 +959,7 @@ struct TsmmShape {
   Index span;  // > 0: each team takes `span` contiguous row pairs (CPUs: no two
                // threads write one cache line); 0: pairs interleaved over the
                // league (GPUs: neighbouring groups, neighbouring rows)
+  int pieces_a = 0;  // GPUs: 32-byte pieces of a row of A touched a pair ahead (0: none)
 };
 
 template <class ExecSpace, class ViewA, class ViewC, class ViewB>
@@ -1039,6 +1040,28 @@ struct TsmmTeam {
     }
   }
 
+  // GPUs: the group's threads load one byte of each 32-byte piece of A's
+  // rows k and k + 1 (as TsmttsmTeam::touch), lane j taking pieces j, j +
+  // tpr, ...: the rows are in L1 when the group gets to them, where the
+  // product's own loads (a value at a time, shared by the group) kept only
+  // a few hundred bytes a warp in flight. Returns how many bytes it loaded.
+  KOKKOS_INLINE_FUNCTION int touch(Index k, int lane, unsigned (&t)[kTouchMax]) const {
+    int n = 0;
+    for (int i = 0; i < kTouchMax; ++i) {
+      int j = lane + i * s.tpr;
+      Index row = k;
+      if (j >= s.pieces_a) {
+        j -= s.pieces_a;
+        ++row;
+      }
+      if (j < s.pieces_a && row < s.K) {
+        t[i] = reinterpret_cast<const unsigned char*>(&A(row, 0))[32 * j];
+        n = i + 1;
+      }
+    }
+    return n;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int r = team.team_rank(), ts = team.team_size();
     const Index l = team.league_rank(), L = team.league_size();
@@ -1110,8 +1133,11 @@ struct TsmmTeam {
       return;
     }
     const Index step = 2 * L * s.groups;
+    unsigned sink = 0;  // the touched bytes, so that their loads stay
     for (Index k = 2 * (l * s.groups + g); k < s.K; k += step) {
       const bool two = k + 1 < s.K;
+      unsigned t[kTouchMax];
+      const int touched = s.pieces_a > 0 && k + step < s.K ? touch(k + step, lane, t) : 0;
       for (int ch = 0; ch < s.chunks; ++ch) {
         T acc0[kTsmmOut], acc1[kTsmmOut];
         int n[kTsmmOut];
@@ -1134,7 +1160,12 @@ struct TsmmTeam {
             if (two) store(k + 1, n[j], acc1[j]);
           }
       }
+      for (int i = 0; i < kTouchMax; ++i)
+        if (i < touched) sink += t[i];
     }
+    // Practically never true (a wrapped sum of bytes); adding a zero changes
+    // at most the sign of a zero.
+    if (sink == 0xffffffffu) atomic_accumulate(&B(0, 0), T(0));
   }
 };
 
@@ -1158,6 +1189,13 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
     s.tpr = (s.N + kTsmmOut - 1) / kTsmmOut;  // one chunk of kTsmmOut outputs per thread
     team = 256;
     s.groups = team / s.tpr;
+    // Touching the group's next pair of rows of A where it helped on an H200
+    // (complex 1.17-1.22x at 16 and 32, double 1.03-1.05x at 32..64; slower
+    // at 8..24): TESSERA_TSM_PORTABLE_TSMM_TOUCH = 0 | 1 overrides.
+    const int lo = s.M < s.N ? s.M : s.N;
+    bool touch = std::is_same_v<T, double> ? lo >= 32 : lo > 8;
+    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TSMM_TOUCH")) touch = std::atoi(e) == 1;
+    if (touch && (s.M <= 1 || A.stride(1) == 1)) s.pieces_a = int((std::size_t(s.M) * sizeof(T) + 31) / 32);
   } else {
     s.tpr = 1;
     s.groups = 1;
@@ -1170,8 +1208,11 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   s.span = is_device_space_v<ExecSpace> ? 0 : (pairs + league - 1) / league;
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
+  // Double: three teams of 256 an SM (at most 85 registers; 72 without the
+  // touch code), as before it.
+  using Bounds = std::conditional_t<std::is_same_v<T, double>, Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<>>;
   Kokkos::parallel_for("tessera::tsm::tsmm",
-                       Kokkos::TeamPolicy<ExecSpace>(exec, int(league), team)
+                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), team)
                            .set_scratch_size(level, Kokkos::PerTeam(bytes)),
                        TsmmTeam<ExecSpace, ViewA, ViewC, ViewB>{A, C, B, alpha, beta, s, level});
 }
