@@ -70,6 +70,32 @@ namespace tessera::video::impl {
                                                                  _mm_and_si128(_mm_castps_si128(ok), idx)));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(zbits), _mm_castps_si128(zf));
 }
+
+// Pixels x0 .. (the last whole 4) of source row ys (depths d) through
+// dibr_project4_avx2 in one AVX2 function (called per 4 pixels it was not
+// inlined: a call, and the lanes through memory, every 4 pixels). Targets
+// with index in [i0, i1) take a branch-free min into z (the depth compare
+// mispredicted about as often as not); the others go to land_elsewhere.
+// Returns the first pixel not done.
+template <class Elsewhere>
+[[gnu::target("avx2")]] inline int dibr_row_avx2(const CameraRig& rig, const double* xn, double ys, const float* d,
+                                                 int w, int tw, int th, std::uint32_t* z, std::int32_t i0,
+                                                 std::int32_t i1, Elsewhere&& land_elsewhere) {
+  int x = 0;
+  for (; x + 4 <= w; x += 4) {
+    alignas(16) std::int32_t index[4];
+    alignas(16) std::uint32_t zb[4];
+    dibr_project4_avx2(rig, xn + x, ys, d + x, tw, th, index, zb);
+    for (int i = 0; i < 4; ++i)
+      if (index[i] >= i0 && index[i] < i1) {
+        const std::uint32_t old = z[index[i]];
+        z[index[i]] = zb[i] < old ? zb[i] : old;
+      } else if (index[i] >= 0) {
+        land_elsewhere(index[i], zb[i]);
+      }
+  }
+  return x;
+}
 #endif
 
 // Host spaces: a run of rows a thread, plain loops along x; the source
@@ -131,7 +157,7 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
     auto land = [&](const int ty, const int tx, const std::uint32_t z) {
       if (ty >= b0 && ty < b1) {
         std::uint32_t& t = zbuf(ty, tx);
-        if (z < t) t = z;
+        t = z < t ? z : t;
       } else {
         spill_lists[q].push_back(DibrSpill{std::int64_t(ty) * tw + tx, z});
       }
@@ -140,21 +166,11 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
       const double ys = (y - rig.source.cy) / rig.source.fy;
       int x = 0;
 #if TESSERA_HOST_X86
-      if (vec) {
-        std::uint32_t* z0 = &zbuf(0, 0);
-        const std::int32_t i0 = b0 * tw, i1 = b1 * tw;
-        for (const float* d = &depth(y, 0); x + 4 <= w; x += 4) {
-          alignas(16) std::int32_t index[4];
-          alignas(16) std::uint32_t z[4];
-          dibr_project4_avx2(rig, xn + x, ys, d + x, tw, th, index, z);
-          for (int i = 0; i < 4; ++i)
-            if (index[i] >= i0 && index[i] < i1) {
-              if (z[i] < z0[index[i]]) z0[index[i]] = z[i];
-            } else if (index[i] >= 0) {
-              spill_lists[q].push_back(DibrSpill{index[i], z[i]});
-            }
-        }
-      }
+      if (vec)
+        x = dibr_row_avx2(rig, xn, ys, &depth(y, 0), w, tw, th, &zbuf(0, 0), b0 * tw, b1 * tw,
+                          [&](const std::int32_t t, const std::uint32_t z) {
+                            spill_lists[q].push_back(DibrSpill{t, z});
+                          });
 #endif
       for (; x < w; ++x) {
         int tx, ty;
