@@ -291,12 +291,6 @@ inline void tsmm_host_chunk(const double* a0, const double* a1, const double* c,
   }
 }
 
-// Host TSMM rows 0 .. rows-1: b[k][n] = sum_m a[k][m] c[m][n] (+ beta b[k][n]),
-// c the M x N matrix alpha C (row-major), rows of a and b `a_row` / `b_row`
-// apart, columns contiguous. Two rows at a time, outputs in chunks of 8, 4, 2
-// in GCC vector pairs, then one: left to the auto-vectoriser inside the
-// OpenMP-outlined functor, g++ mixed scalar and vector code and stored
-// element by element (33% of copy at M = N = 4).
 // One output of host TSMM: row ak of a times column n of c (M x N, row-major)
 // into *o (beta = 0 never reads it); the rows' tails.
 inline void tsmm_host_one(const double* ak, const double* c, int M, int N, int n, double* o, double beta) {
@@ -305,30 +299,56 @@ inline void tsmm_host_one(const double* ak, const double* c, int M, int N, int n
   *o = beta != 0.0 ? x + beta * *o : x;
 }
 
-[[gnu::noinline]] inline void tsmm_host_rows(const double* a, std::ptrdiff_t a_row, const double* c, int M, int N,
-                                             double* b, std::ptrdiff_t b_row, std::int64_t rows, double beta) {
-  const auto one = [&](const double* ak, int n, double* o) { tsmm_host_one(ak, c, M, N, n, o, beta); };
+// The row-pair loop of the host TSMM kernels: chunks of 4, 2 and 1 units of
+// Chunk::kWidth outputs, then the last outputs one at a time; an odd last
+// row an output at a time. Its callers flatten it in, so Chunk's vector code
+// is compiled for the caller's target.
+template <class Chunk>
+inline void tsmm_host_rows_loop(const double* a, std::ptrdiff_t a_row, const double* c, int M, int N, double* b,
+                                std::ptrdiff_t b_row, std::int64_t rows, double beta) {
+  constexpr int W = Chunk::kWidth;
   std::int64_t k = 0;
   for (; k + 2 <= rows; k += 2) {
     const double* a0 = a + k * a_row;
     double* b0 = b + k * b_row;
     int n = 0;
-    for (; n + 8 <= N; n += 8) tsmm_host_chunk<4>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-    if (n + 4 <= N) {
-      tsmm_host_chunk<2>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-      n += 4;
+    for (; n + 4 * W <= N; n += 4 * W) Chunk::template run<4>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
+    if (n + 2 * W <= N) {
+      Chunk::template run<2>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
+      n += 2 * W;
     }
-    if (n + 2 <= N) {
-      tsmm_host_chunk<1>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-      n += 2;
+    if (n + W <= N) {
+      Chunk::template run<1>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
+      n += W;
     }
     for (; n < N; ++n) {
-      one(a0, n, b0 + n);
-      one(a0 + a_row, n, b0 + b_row + n);
+      tsmm_host_one(a0, c, M, N, n, b0 + n, beta);
+      tsmm_host_one(a0 + a_row, c, M, N, n, b0 + b_row + n, beta);
     }
   }
   for (; k < rows; ++k)
-    for (int n = 0; n < N; ++n) one(a + k * a_row, n, b + k * b_row + n);
+    for (int n = 0; n < N; ++n) tsmm_host_one(a + k * a_row, c, M, N, n, b + k * b_row + n, beta);
+}
+
+// Chunks of GCC vector pairs: units of 2 outputs (8, 4, 2 a chunk).
+struct TsmmPairChunk {
+  static constexpr int kWidth = 2;
+  template <int P, class... Args>
+  static void run(Args... args) {
+    tsmm_host_chunk<P>(args...);
+  }
+};
+
+// Host TSMM rows 0 .. rows-1: b[k][n] = sum_m a[k][m] c[m][n] (+ beta b[k][n]),
+// c the M x N matrix alpha C (row-major), rows of a and b `a_row` / `b_row`
+// apart, columns contiguous. Two rows at a time, outputs in chunks of 8, 4, 2
+// in GCC vector pairs, then one: left to the auto-vectoriser inside the
+// OpenMP-outlined functor, g++ mixed scalar and vector code and stored
+// element by element (33% of copy at M = N = 4).
+[[gnu::noinline, gnu::flatten]] inline void tsmm_host_rows(const double* a, std::ptrdiff_t a_row, const double* c,
+                                                           int M, int N, double* b, std::ptrdiff_t b_row,
+                                                           std::int64_t rows, double beta) {
+  tsmm_host_rows_loop<TsmmPairChunk>(a, a_row, c, M, N, b, b_row, rows, beta);
 }
 
 #if TESSERA_HOST_X86
@@ -359,35 +379,22 @@ template <int Q>
   }
 }
 
-// tsmm_host_rows in AVX2 + FMA (N >= 4): outputs in chunks of 16, 8, 4, the
-// last N mod 4 one at a time. At M = N = 16 the pairs of tsmm_host_rows issue
-// four times the instructions (a multiply and an add per two products) and
-// left the 16-core Xeon at 44-47% of its copy roof.
-[[gnu::noinline, gnu::target("avx2,fma")]] inline void tsmm_host_rows_avx2(const double* a, std::ptrdiff_t a_row,
-                                                                           const double* c, int M, int N, double* b,
-                                                                           std::ptrdiff_t b_row, std::int64_t rows,
-                                                                           double beta) {
-  std::int64_t k = 0;
-  for (; k + 2 <= rows; k += 2) {
-    const double* a0 = a + k * a_row;
-    double* b0 = b + k * b_row;
-    int n = 0;
-    for (; n + 16 <= N; n += 16) tsmm_host_chunk_avx2<4>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-    if (n + 8 <= N) {
-      tsmm_host_chunk_avx2<2>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-      n += 8;
-    }
-    if (n + 4 <= N) {
-      tsmm_host_chunk_avx2<1>(a0, a0 + a_row, c, M, N, n, b0, b0 + b_row, beta);
-      n += 4;
-    }
-    for (; n < N; ++n) {
-      tsmm_host_one(a0, c, M, N, n, b0 + n, beta);
-      tsmm_host_one(a0 + a_row, c, M, N, n, b0 + b_row + n, beta);
-    }
+// tsmm_host_rows in AVX2 + FMA (N >= 4): units of 4 outputs (chunks of 16,
+// 8, 4), the last N mod 4 one at a time. At M = N = 16 the pairs of
+// tsmm_host_rows issue four times the instructions (a multiply and an add
+// per two products) and left the 16-core Xeon at 44-47% of its copy roof.
+struct TsmmAvx2Chunk {
+  static constexpr int kWidth = 4;
+  template <int Q, class... Args>
+  [[gnu::target("avx2,fma")]] static void run(Args... args) {
+    tsmm_host_chunk_avx2<Q>(args...);
   }
-  for (; k < rows; ++k)
-    for (int n = 0; n < N; ++n) tsmm_host_one(a + k * a_row, c, M, N, n, b + k * b_row + n, beta);
+};
+
+[[gnu::noinline, gnu::target("avx2,fma"), gnu::flatten]] inline void tsmm_host_rows_avx2(
+    const double* a, std::ptrdiff_t a_row, const double* c, int M, int N, double* b, std::ptrdiff_t b_row,
+    std::int64_t rows, double beta) {
+  tsmm_host_rows_loop<TsmmAvx2Chunk>(a, a_row, c, M, N, b, b_row, rows, beta);
 }
 
 // Two complex outputs from the products of a's real (re) and imaginary (im)
