@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #if TESSERA_HOST_X86
 #include <immintrin.h>  // the AVX2 + FMA host tiles below, chosen at run time
 #endif
@@ -593,6 +594,34 @@ struct TsmttsmShape {
 // Most pieces of the next block one thread touches (a byte each, a register).
 inline constexpr int kTouchMax = 4;
 
+// 32-byte pieces of a row of `cols` values of T: what the touches cover.
+template <class T>
+int touch_pieces(int cols) {
+  return int((std::size_t(cols) * sizeof(T) + 31) / 32);
+}
+
+// Benchmark overrides of the portable GPU kernels' settings, read from the
+// environment once (not on every call): TESSERA_TSM_PORTABLE_TILE, _TOUCH,
+// _BLOCK_KB, _AHEAD and _TSMM_TOUCH, as integers.
+struct PortableOverrides {
+  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch;
+};
+inline const PortableOverrides& portable_overrides() {
+  static const PortableOverrides o = [] {
+    PortableOverrides p;
+    const auto read = [](const char* name, std::optional<int>& v) {
+      if (const char* e = std::getenv(name)) v = std::atoi(e);
+    };
+    read("TESSERA_TSM_PORTABLE_TILE", p.tile);
+    read("TESSERA_TSM_PORTABLE_TOUCH", p.touch);
+    read("TESSERA_TSM_PORTABLE_BLOCK_KB", p.block_kb);
+    read("TESSERA_TSM_PORTABLE_AHEAD", p.ahead);
+    read("TESSERA_TSM_PORTABLE_TSMM_TOUCH", p.tsmm_touch);
+    return p;
+  }();
+  return o;
+}
+
 template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj, int TileM = kTileM, int TileN = kTileN>
 struct TsmttsmTeam {
   using T = typename ViewC::non_const_value_type;
@@ -884,17 +913,18 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   int tile = kTileM, rows_per_group = 4, block_kb = 32, ahead = 1;
   bool touch = false;
   if constexpr (is_device_space_v<ExecSpace>) {
+    const PortableOverrides& o = portable_overrides();
     const int lo = s.M < s.N ? s.M : s.N;
     if constexpr (std::is_same_v<T, double>) {
       tile = lo > 16 ? 8 : 4;
-      if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TILE")) tile = std::atoi(e) == 8 ? 8 : 4;
+      if (o.tile) tile = *o.tile == 8 ? 8 : 4;
       touch = tile == 8;
     } else {
       touch = lo > 8;
     }
-    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TOUCH")) touch = std::atoi(e) == 1;
-    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_BLOCK_KB")) block_kb = std::atoi(e);
-    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_AHEAD")) ahead = std::atoi(e) == 2 ? 2 : 1;
+    if (o.touch) touch = *o.touch == 1;
+    if (o.block_kb) block_kb = *o.block_kb;
+    if (o.ahead) ahead = *o.ahead == 2 ? 2 : 1;
   }
   s.MT = (s.M + tile - 1) / tile;
   s.NT = (s.N + tile - 1) / tile;
@@ -910,12 +940,11 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
       rows_per_group = int(r < 1 ? 1 : (r > 16 ? 16 : r));
     }
     s.block_rows = rows_per_group * Index(s.groups);
-    const auto pieces = [](int cols) { return int((std::size_t(cols) * sizeof(T) + 31) / 32); };
-    const int per_row = pieces(s.M) + pieces(s.N);
+    const int per_row = touch_pieces<T>(s.M) + touch_pieces<T>(s.N);
     if (touch && (s.M <= 1 || A.stride(1) == 1) && (s.N <= 1 || B.stride(1) == 1) &&
         s.block_rows <= Index(kTouchMax) * (team / per_row)) {
-      s.pieces_a = pieces(s.M);
-      s.pieces_b = pieces(s.N);
+      s.pieces_a = touch_pieces<T>(s.M);
+      s.pieces_b = touch_pieces<T>(s.N);
       s.ahead = ahead;
     }
   } else {
@@ -1201,8 +1230,8 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
     // at 8..24): TESSERA_TSM_PORTABLE_TSMM_TOUCH = 0 | 1 overrides.
     const int lo = s.M < s.N ? s.M : s.N;
     bool touch = std::is_same_v<T, double> ? lo >= 32 : lo > 8;
-    if (const char* e = std::getenv("TESSERA_TSM_PORTABLE_TSMM_TOUCH")) touch = std::atoi(e) == 1;
-    if (touch && (s.M <= 1 || A.stride(1) == 1)) s.pieces_a = int((std::size_t(s.M) * sizeof(T) + 31) / 32);
+    if (const auto& o = portable_overrides().tsmm_touch) touch = *o == 1;
+    if (touch && (s.M <= 1 || A.stride(1) == 1)) s.pieces_a = touch_pieces<T>(s.M);
   } else {
     s.tpr = 1;
     s.groups = 1;

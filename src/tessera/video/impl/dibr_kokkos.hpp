@@ -26,6 +26,10 @@
 
 namespace tessera::video::impl {
 
+// z-buffer entry t = min(t, z) where one thread owns t: without a branch (the
+// depth compare mispredicts about as often as not).
+inline void dibr_zmin(std::uint32_t& t, const std::uint32_t z) { t = z < t ? z : t; }
+
 #if TESSERA_HOST_X86
 // r[0] X + r[1] Y + r[2] Z + t, left to right as dibr_project_normalised adds.
 [[gnu::target("avx2")]] inline __m256d dibr_row_avx2(const double* r, double t, __m256d X, __m256d Y, __m256d Z) {
@@ -74,8 +78,8 @@ namespace tessera::video::impl {
 // Pixels x0 .. (the last whole 4) of source row ys (depths d) through
 // dibr_project4_avx2 in one AVX2 function (called per 4 pixels it was not
 // inlined: a call, and the lanes through memory, every 4 pixels). Targets
-// with index in [i0, i1) take a branch-free min into z (the depth compare
-// mispredicted about as often as not); the others go to land_elsewhere.
+// with index in [i0, i1) take dibr_zmin into z; the others go to
+// land_elsewhere.
 // Returns the first pixel not done.
 template <class Elsewhere>
 [[gnu::target("avx2")]] inline int dibr_row_avx2(const CameraRig& rig, const double* xn, double ys, const float* d,
@@ -87,12 +91,10 @@ template <class Elsewhere>
     alignas(16) std::uint32_t zb[4];
     dibr_project4_avx2(rig, xn + x, ys, d + x, tw, th, index, zb);
     for (int i = 0; i < 4; ++i)
-      if (index[i] >= i0 && index[i] < i1) {
-        const std::uint32_t old = z[index[i]];
-        z[index[i]] = zb[i] < old ? zb[i] : old;
-      } else if (index[i] >= 0) {
+      if (index[i] >= i0 && index[i] < i1)
+        dibr_zmin(z[index[i]], zb[i]);
+      else if (index[i] >= 0)
         land_elsewhere(index[i], zb[i]);
-      }
   }
   return x;
 }
@@ -156,8 +158,7 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
     }
     auto land = [&](const int ty, const int tx, const std::uint32_t z) {
       if (ty >= b0 && ty < b1) {
-        std::uint32_t& t = zbuf(ty, tx);
-        t = z < t ? z : t;
+        dibr_zmin(zbuf(ty, tx), z);
       } else {
         spill_lists[q].push_back(DibrSpill{std::int64_t(ty) * tw + tx, z});
       }
@@ -199,10 +200,7 @@ void dibr_atomic_host(const ExecSpace& exec, const Depth& depth, const ZBuf& zbu
       for (int p = 0; p < runs; ++p)
         for (const DibrSpill& e : spill_lists[p]) {
           const int ty = int(e.t / tw);
-          if (ty >= y0 && ty < y1) {
-            std::uint32_t& t = zbuf(ty, int(e.t % tw));
-            if (e.z < t) t = e.z;
-          }
+          if (ty >= y0 && ty < y1) dibr_zmin(zbuf(ty, int(e.t % tw)), e.z);
         }
     for (int y = y0; y < y1; ++y)
       for (int x = 0, n = tw; x < n; ++x) out(y, x) = depth_from_bits(zbuf(y, x));
