@@ -170,17 +170,20 @@ TYPED_TEST(Tsm, RectangularGrid) {
 
 // GPUs: K large enough that every team of the portable TSMTTSM takes several
 // blocks of rows (a league of about 1000 teams of up to 256 rows each) and
-// every TSMM group several row pairs, so the touches of what comes next run;
+// every TSMM group several row pairs, so the touches of what comes next and
+// the staged kernels' pipelines (4 x 4 and 8 x 8 double, complex) run;
 // strided rows as well. The host kernels' blocks are covered by the sweeps.
 TYPED_TEST(Tsm, ManyBlocksPerTeam) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     const auto seed = tessera::test::fresh_seed();
-    for (auto [M, N, K] : {std::tuple{32, 32, 600011}, std::tuple{5, 9, 1200007}, std::tuple{24, 20, 700001}}) {
+    for (auto [M, N, K] : {std::tuple{32, 32, 600011}, std::tuple{5, 9, 1200007}, std::tuple{24, 20, 700001},
+                           std::tuple{56, 48, 300007}}) {
       check_tsmttsm<double, TypeParam, Portable>(Case{M, N, K}, seed + M + N);
       check_tsmttsm<double, TypeParam, Portable>(Case{M, N, K / 4, false, Lay::stride}, seed + M + N + 1);
       check_tsmm<double, TypeParam, Portable>(Case{M, N, K / 2}, seed + M + N + 2);
     }
     check_tsmttsm<zc, TypeParam, Portable>(Case{16, 16, 300007, true}, seed + 3);
+    check_tsmttsm<zc, TypeParam, Portable>(Case{24, 20, 200003}, seed + 5);
     check_tsmm<zc, TypeParam, Portable>(Case{16, 16, 300007}, seed + 4);
   }
 }

@@ -9,7 +9,9 @@
 //   the machine's concurrency; each thread keeps a TM x TN tile of C in
 //   registers with the paper's transposed (interleaved) mapping, so threads
 //   next to each other read neighbouring columns; rows are processed two at
-//   a time (two rows' loads in flight before the first FMA). On CPUs (teams
+//   a time (two rows' loads in flight before the first FMA). On GPUs, for
+//   rows of unit column stride and sides above 8, the team stages blocks of
+//   rows in team scratch instead (TsmttsmStaged). On CPUs (teams
 //   of one thread) the partial C lives in scratch and takes rank-2 updates
 //   whose n loop vectorises. Thread partials
 //   are summed in team scratch, then each team adds its partial to C with
@@ -35,6 +37,7 @@
 #include <immintrin.h>  // the AVX2 + FMA host tiles below, chosen at run time
 #endif
 #include <type_traits>
+#include <utility>
 
 // The host kernels' `#pragma GCC unroll` (which keeps their accumulators in
 // registers) is for the host compiler; nvcc's front end does not know it.
@@ -602,9 +605,9 @@ int touch_pieces(int cols) {
 
 // Benchmark overrides of the portable GPU kernels' settings, read from the
 // environment once (not on every call): TESSERA_TSM_PORTABLE_TILE, _TOUCH,
-// _BLOCK_KB, _AHEAD and _TSMM_TOUCH, as integers.
+// _BLOCK_KB, _AHEAD, _TSMM_TOUCH, _STAGE and _STAGE_LOADS, as integers.
 struct PortableOverrides {
-  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch;
+  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch, stage, stage_loads;
 };
 inline const PortableOverrides& portable_overrides() {
   static const PortableOverrides o = [] {
@@ -617,6 +620,8 @@ inline const PortableOverrides& portable_overrides() {
     read("TESSERA_TSM_PORTABLE_BLOCK_KB", p.block_kb);
     read("TESSERA_TSM_PORTABLE_AHEAD", p.ahead);
     read("TESSERA_TSM_PORTABLE_TSMM_TOUCH", p.tsmm_touch);
+    read("TESSERA_TSM_PORTABLE_STAGE", p.stage);
+    read("TESSERA_TSM_PORTABLE_STAGE_LOADS", p.stage_loads);
     return p;
   }();
   return o;
@@ -884,6 +889,213 @@ struct TsmttsmTeam {
   }
 };
 
+// GPUs, rows of unit column stride: the team stages blocks of rows in team
+// scratch, each value loaded once and coalesced, and the Tile x Tile register
+// tiles read them from there. The loads run Ahead blocks ahead in registers:
+// thread r loads column r mod W (W = M + N) of rows r / W, r / W + 256 / W,
+// ... (P rows) of a block, so Ahead blocks' distinct bytes are in flight
+// while the tiles compute another from scratch. Two scratch buffers, one
+// barrier a block. (The unstaged kernel holds a row or two in flight a
+// thread, and its tiles load each value once per tile that uses it.)
+template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj, int Tile, int P, int Ahead>
+struct TsmttsmStaged {
+  using T = typename ViewC::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  ViewA A;
+  ViewB B;
+  ViewC C;
+  T alpha;
+  int M, N, MT, NT, tiles, groups;
+  int W;              // values a row of A and B: M + N
+  int AW, Wp;         // a staged row: A's values padded to Tile MT, then B's padded to Tile NT
+  int rows_per_pass;  // team size / W rows loaded by one load a thread
+  int loads;          // loads a thread a block (<= P)
+  int block_rows;     // loads * rows_per_pass
+  Index K, blocks;
+
+  static constexpr int kTeam = 256;
+
+  // Elements of team scratch: two staged blocks, or C's partial when larger
+  // (the partial reuses the buffers after the last block).
+  KOKKOS_INLINE_FUNCTION std::size_t scratch_elems() const {
+    const std::size_t stage = std::size_t(2) * block_rows * Wp, part = std::size_t(M) * N;
+    return stage > part ? stage : part;
+  }
+
+  // A thread's column of the rows it loads: where it is read and staged.
+  struct Lane {
+    const T* base;
+    Index stride;
+    int col, row0;
+    bool on;
+  };
+  KOKKOS_INLINE_FUNCTION Lane lane(int r) const {
+    Lane q{nullptr, 0, 0, r / W, r / W < rows_per_pass};
+    const int c = r % W;
+    if (c < M) {
+      q.base = &A(0, c);
+      q.stride = Index(A.stride(0));
+      q.col = c;
+    } else {
+      q.base = &B(0, c - M);
+      q.stride = Index(B.stride(0));
+      q.col = AW + c - M;
+    }
+    return q;
+  }
+  KOKKOS_INLINE_FUNCTION void fetch(const Lane& q, Index b, T (&v)[P]) const {
+    const Index k = b * block_rows + q.row0;
+    for (int j = 0; j < P; ++j) {
+      const Index kj = k + Index(j) * rows_per_pass;
+      v[j] = q.on && j < loads && b < blocks && kj < K ? q.base[kj * q.stride] : T(0);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void stage(const Lane& q, T* buf, const T (&v)[P]) const {
+    if (q.on)
+      for (int j = 0; j < P; ++j)
+        if (j < loads) buf[(q.row0 + j * rows_per_pass) * Wp + q.col] = v[j];
+  }
+  KOKKOS_INLINE_FUNCTION void compute(T (&acc)[Tile][Tile], const T* buf, Index b, int g, int mi, int ni) const {
+    const Index left = K - b * block_rows;
+    const int rows = left < block_rows ? int(left) : block_rows;
+    for (int i = g; i < rows; i += groups) {
+      const T* row = buf + i * Wp;
+      T a[Tile], x[Tile];
+      for (int t = 0; t < Tile; ++t) a[t] = conj_if<Conj>(row[mi + t * MT]);
+      for (int t = 0; t < Tile; ++t) x[t] = row[AW + ni + t * NT];
+      for (int tm = 0; tm < Tile; ++tm)
+        for (int tn = 0; tn < Tile; ++tn) acc[tm][tn] += a[tm] * x[tn];
+    }
+  }
+
+  // Step S of the pipeline computes block b from buffer S mod 2, stages
+  // block b + L from register array (S + 1) mod Ahead into the other buffer
+  // and refills that array with block b + (Ahead + 1) L. Arrays (S + j) mod
+  // Ahead hold blocks b + j L, j = 1..Ahead, while the tiles compute b.
+  static constexpr int kPeriod = Ahead % 2 == 0 ? Ahead : 2 * Ahead;
+  template <int S>
+  KOKKOS_INLINE_FUNCTION bool step(const Member& team, const Lane& q, T (&v)[Ahead][P], T* buf0, T* buf1, Index& b,
+                                   Index L, T (&acc)[Tile][Tile], bool computes, int g, int mi, int ni) const {
+    if (computes) compute(acc, S % 2 == 0 ? buf0 : buf1, b, g, mi, ni);
+    if ((b += L) >= blocks) return false;
+    constexpr int a = (S + 1) % Ahead;
+    stage(q, S % 2 == 0 ? buf1 : buf0, v[a]);
+    team.team_barrier();
+    fetch(q, b + Ahead * L, v[a]);
+    return true;
+  }
+  template <std::size_t... S, class... Args>
+  KOKKOS_INLINE_FUNCTION void steps(std::index_sequence<S...>, Args&&... args) const {
+    while ((step<int(S)>(args...) && ...)) {
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    const std::size_t elems = scratch_elems();
+    Scratch s(team.team_scratch(0), elems);
+    T* buf0 = s.data();
+    T* buf1 = buf0 + std::size_t(block_rows) * Wp;
+    // The padding columns stay zero: the tiles read them without guards.
+    for (std::size_t e = r; e < elems; e += ts) s(e) = T(0);
+    team.team_barrier();
+
+    const Lane q = lane(r);
+    const int tile = r % tiles, g = r / tiles;
+    const int mi = tile / NT, ni = tile % NT;
+    const bool computes = g < groups;
+    T acc[Tile][Tile];
+    for (int tm = 0; tm < Tile; ++tm)
+      for (int tn = 0; tn < Tile; ++tn) acc[tm][tn] = T(0);
+
+    // Invariant at the top of a step: one buffer holds block b, the register
+    // array staged next holds b + L in flight, the other b + 2L.
+    T v[Ahead][P];
+    fetch(q, l, v[0]);
+    stage(q, buf0, v[0]);
+    team.team_barrier();
+    for (int j = 1; j <= Ahead; ++j) fetch(q, l + j * L, v[j % Ahead]);
+    if (l < blocks) {
+      Index b = l;
+      steps(std::make_index_sequence<kPeriod>(), team, q, v, buf0, buf1, b, L, acc, computes, g, mi, ni);
+    }
+    team.team_barrier();  // every tile done with the buffers: the partial reuses them
+
+    T* part = buf0;
+    if (groups > 1) {
+      for (int e = r; e < M * N; e += ts) part[e] = T(0);
+      team.team_barrier();
+    }
+    if (computes)
+      for (int tm = 0; tm < Tile; ++tm)
+        for (int tn = 0; tn < Tile; ++tn) {
+          const int m = mi + tm * MT, n = ni + tn * NT;
+          if (m < M && n < N) {
+            if (groups == 1)
+              part[m * N + n] = acc[tm][tn];
+            else
+              atomic_accumulate(&part[m * N + n], acc[tm][tn]);
+          }
+        }
+    team.team_barrier();
+    if (l < blocks)
+      for (int e = r; e < M * N; e += ts) atomic_accumulate(&C(e / N, e % N), alpha * part[e]);
+  }
+};
+
+// Launches the staged kernel with Tile x Tile tiles and at most `loads`
+// (<= P) loads a thread a block; the blocks are as many rows as fit two to
+// the team scratch a team may take (40 KiB in Kokkos 3.4).
+template <int Tile, int P, int Ahead, bool Conj, class Bounds, class ExecSpace, class ViewA, class ViewB, class ViewC>
+void tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type alpha, const ViewA& A,
+                    const ViewB& B, const ViewC& C, int loads) {
+  using T = typename ViewC::non_const_value_type;
+  using F = TsmttsmStaged<ExecSpace, ViewA, ViewB, ViewC, Conj, Tile, P, Ahead>;
+  F f{A, B, C, alpha};
+  f.M = int(A.extent(1));
+  f.N = int(B.extent(1));
+  f.K = Index(A.extent(0));
+  f.MT = (f.M + Tile - 1) / Tile;
+  f.NT = (f.N + Tile - 1) / Tile;
+  f.tiles = f.MT * f.NT;
+  f.groups = F::kTeam / f.tiles;
+  f.W = f.M + f.N;
+  f.AW = Tile * f.MT;
+  f.Wp = f.AW + Tile * f.NT;
+  f.rows_per_pass = F::kTeam / f.W;
+  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  const int fit = int(limit / (2 * sizeof(T) * std::size_t(f.rows_per_pass) * std::size_t(f.Wp)));
+  f.loads = loads < 1 ? 1 : (loads > P ? P : loads);
+  if (f.loads > fit) f.loads = fit < 1 ? 1 : fit;
+  f.block_rows = f.loads * f.rows_per_pass;
+
+  f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
+  const Index slots = Index(exec.concurrency()) / F::kTeam;
+  const Index league = f.blocks < slots ? f.blocks : (slots > 0 ? slots : 1);
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
+  Kokkos::parallel_for("tessera::tsm::tsmttsm_staged",
+                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
+                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       f);
+}
+
+// Whether the staged kernel takes a shape: GPU spaces, rows of unit column
+// stride, the scratch holding two blocks of at least one load each and C's
+// partial.
+template <class ExecSpace, class ViewA, class ViewB>
+bool tsmttsm_staged_applies(const ViewA& A, const ViewB& B, int tile, std::size_t value_bytes) {
+  const int M = int(A.extent(1)), N = int(B.extent(1));
+  if ((M > 1 && A.stride(1) != 1) || (N > 1 && B.stride(1) != 1)) return false;
+  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  const std::size_t Wp = std::size_t(tile) * ((M + tile - 1) / tile + (N + tile - 1) / tile);
+  const std::size_t rows_per_pass = std::size_t(256 / (M + N));
+  return 2 * rows_per_pass * Wp * value_bytes <= limit && std::size_t(M) * N * value_bytes <= limit;
+}
+
 template <class ExecSpace>
 int scratch_level_for(std::size_t bytes) {
   return bytes <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
@@ -898,13 +1110,49 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   const Index K = Index(A.extent(0));
   if (K == 0 || is_zero(alpha)) return;
 
+  if constexpr (is_device_space_v<ExecSpace>) {
+    // GPUs, rows of unit column stride (docs/perf/tsm.md "Portable TSMTTSM
+    // on the GPU: staged blocks, two or more blocks' loads in flight"):
+    // blocks staged in team scratch by the whole team. Double where both
+    // sides exceed 8: 4 x 4 tiles, two teams an SM, two blocks in flight a
+    // team; from 48, 8 x 8 tiles, one team, three blocks. Complex from 8: 4 x
+    // 4 tiles, two blocks in flight. Below those sides the unstaged kernel
+    // is faster. TESSERA_TSM_PORTABLE_STAGE (0 | 1), _STAGE_LOADS (1..8)
+    // and _TILE (4 | 8) override, for benchmarks.
+    const PortableOverrides& o = portable_overrides();
+    const int M = int(A.extent(1)), N = int(B.extent(1));
+    const int lo = M < N ? M : N;
+    const int loads = o.stage_loads ? *o.stage_loads : 8;
+    if constexpr (std::is_same_v<T, double>) {
+      const bool stage = o.stage ? *o.stage == 1 : lo > 8;
+      const int tile = o.tile ? (*o.tile == 8 ? 8 : 4) : (lo >= 48 ? 8 : 4);
+      if (stage && tsmttsm_staged_applies<ExecSpace>(A, B, tile, sizeof(T))) {
+        if (tile == 8)
+          tsmttsm_staged<8, 8, 3, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
+        else
+          tsmttsm_staged<4, 8, 2, false, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, B, C, loads);
+        return;
+      }
+    } else {
+      const bool stage = o.stage ? *o.stage == 1 : lo >= 8;
+      if (stage && tsmttsm_staged_applies<ExecSpace>(A, B, 4, sizeof(T))) {
+        if (conj)
+          tsmttsm_staged<4, 4, 2, true, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
+        else
+          tsmttsm_staged<4, 4, 2, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
+        return;
+      }
+    }
+  }
+
   TsmttsmShape s;
   s.M = int(A.extent(1));
   s.N = int(B.extent(1));
   s.K = K;
   int team = 1;
-  // GPUs (H200, docs/perf/tsm.md "Portable TSMTTSM on the GPU: 8 x 8 tiles"):
-  // double takes 8 x 8 register tiles where both sides exceed 16 (a quarter
+  // GPUs, where the staged kernel does not apply (small sides, rows without
+  // unit column stride; H200, docs/perf/tsm.md "Portable TSMTTSM on the GPU:
+  // 8 x 8 tiles"): double takes 8 x 8 register tiles where both sides exceed 16 (a quarter
   // of the loads and index work per FMA of 4 x 4 tiles; 1.6-1.8x at 48..64,
   // a tie at 24, slower at 9..16) and touches the next block (32 KiB) with
   // them; complex keeps 4 x 4 tiles and touches where both sides exceed 8.
