@@ -627,6 +627,24 @@ inline const PortableOverrides& portable_overrides() {
   return o;
 }
 
+// Adds a thread's TileM x TileN tile (mi, ni) of C, interleaved by MT and NT,
+// to the team's partial C (M x N, row-major): a plain store when the thread
+// is the only one with that tile (one row group), else an atomic.
+template <class T, int TileM, int TileN>
+KOKKOS_INLINE_FUNCTION void tile_to_partial(const T (&acc)[TileM][TileN], T* part, int mi, int ni, int MT, int NT,
+                                            int M, int N, int groups) {
+  for (int tm = 0; tm < TileM; ++tm)
+    for (int tn = 0; tn < TileN; ++tn) {
+      const int m = mi + tm * MT, n = ni + tn * NT;
+      if (m < M && n < N) {
+        if (groups == 1)
+          part[m * N + n] = acc[tm][tn];
+        else
+          atomic_accumulate(&part[m * N + n], acc[tm][tn]);
+      }
+    }
+}
+
 template <class ExecSpace, class ViewA, class ViewB, class ViewC, bool Conj, int TileM = kTileM, int TileN = kTileN>
 struct TsmttsmTeam {
   using T = typename ViewC::non_const_value_type;
@@ -849,16 +867,7 @@ struct TsmttsmTeam {
         // Practically never true (a wrapped sum of bytes); adding a zero
         // changes at most the sign of a zero.
         if (sink == 0xffffffffu) acc[0][0] += T(0);
-        for (int tm = 0; tm < TileM; ++tm)
-          for (int tn = 0; tn < TileN; ++tn) {
-            const int m = mi + tm * s.MT, n = ni + tn * s.NT;
-            if (m < s.M && n < s.N) {
-              if (s.groups == 1)
-                part(m * s.N + n) = acc[tm][tn];
-              else
-                atomic_accumulate(&part(m * s.N + n), acc[tm][tn]);
-            }
-          }
+        tile_to_partial(acc, part.data(), mi, ni, s.MT, s.NT, s.M, s.N, s.groups);
       }
     } else {
       // Fewer threads than tiles (host teams of one thread): rank-2 updates
@@ -1030,17 +1039,7 @@ struct TsmttsmStaged {
       for (int e = r; e < M * N; e += ts) part[e] = T(0);
       team.team_barrier();
     }
-    if (computes)
-      for (int tm = 0; tm < Tile; ++tm)
-        for (int tn = 0; tn < Tile; ++tn) {
-          const int m = mi + tm * MT, n = ni + tn * NT;
-          if (m < M && n < N) {
-            if (groups == 1)
-              part[m * N + n] = acc[tm][tn];
-            else
-              atomic_accumulate(&part[m * N + n], acc[tm][tn]);
-          }
-        }
+    if (computes) tile_to_partial(acc, part, mi, ni, MT, NT, M, N, groups);
     team.team_barrier();
     if (l < blocks)
       for (int e = r; e < M * N; e += ts) atomic_accumulate(&C(e / N, e % N), alpha * part[e]);
@@ -1049,15 +1048,19 @@ struct TsmttsmStaged {
 
 // Launches the staged kernel with Tile x Tile tiles and at most `loads`
 // (<= P) loads a thread a block; the blocks are as many rows as fit two to
-// the team scratch a team may take (40 KiB in Kokkos 3.4).
+// the team scratch a team may take (40 KiB in Kokkos 3.4). Launches nothing
+// and returns false where the kernel does not apply: rows without unit
+// column stride, or a scratch that holds neither two blocks of one load a
+// thread nor C's partial.
 template <int Tile, int P, int Ahead, bool Conj, class Bounds, class ExecSpace, class ViewA, class ViewB, class ViewC>
-void tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type alpha, const ViewA& A,
+bool tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type alpha, const ViewA& A,
                     const ViewB& B, const ViewC& C, int loads) {
   using T = typename ViewC::non_const_value_type;
   using F = TsmttsmStaged<ExecSpace, ViewA, ViewB, ViewC, Conj, Tile, P, Ahead>;
   F f{A, B, C, alpha};
   f.M = int(A.extent(1));
   f.N = int(B.extent(1));
+  if ((f.M > 1 && A.stride(1) != 1) || (f.N > 1 && B.stride(1) != 1)) return false;
   f.K = Index(A.extent(0));
   f.MT = (f.M + Tile - 1) / Tile;
   f.NT = (f.N + Tile - 1) / Tile;
@@ -1069,10 +1072,10 @@ void tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type 
   f.rows_per_pass = F::kTeam / f.W;
   const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   const int fit = int(limit / (2 * sizeof(T) * std::size_t(f.rows_per_pass) * std::size_t(f.Wp)));
+  if (fit < 1 || std::size_t(f.M) * f.N * sizeof(T) > limit) return false;
   f.loads = loads < 1 ? 1 : (loads > P ? P : loads);
-  if (f.loads > fit) f.loads = fit < 1 ? 1 : fit;
+  if (f.loads > fit) f.loads = fit;
   f.block_rows = f.loads * f.rows_per_pass;
-
   f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
   const Index slots = Index(exec.concurrency()) / F::kTeam;
   const Index league = f.blocks < slots ? f.blocks : (slots > 0 ? slots : 1);
@@ -1081,19 +1084,7 @@ void tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type 
                        Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
                            .set_scratch_size(0, Kokkos::PerTeam(bytes)),
                        f);
-}
-
-// Whether the staged kernel takes a shape: GPU spaces, rows of unit column
-// stride, the scratch holding two blocks of at least one load each and C's
-// partial.
-template <class ExecSpace, class ViewA, class ViewB>
-bool tsmttsm_staged_applies(const ViewA& A, const ViewB& B, int tile, std::size_t value_bytes) {
-  const int M = int(A.extent(1)), N = int(B.extent(1));
-  if ((M > 1 && A.stride(1) != 1) || (N > 1 && B.stride(1) != 1)) return false;
-  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
-  const std::size_t Wp = std::size_t(tile) * ((M + tile - 1) / tile + (N + tile - 1) / tile);
-  const std::size_t rows_per_pass = std::size_t(256 / (M + N));
-  return 2 * rows_per_pass * Wp * value_bytes <= limit && std::size_t(M) * N * value_bytes <= limit;
+  return true;
 }
 
 template <class ExecSpace>
@@ -1110,6 +1101,8 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   const Index K = Index(A.extent(0));
   if (K == 0 || is_zero(alpha)) return;
 
+  const int M = int(A.extent(1)), N = int(B.extent(1));
+  const int lo = M < N ? M : N;
   if constexpr (is_device_space_v<ExecSpace>) {
     // GPUs, rows of unit column stride (docs/perf/tsm.md "Portable TSMTTSM
     // on the GPU: staged blocks, two or more blocks' loads in flight"):
@@ -1120,34 +1113,24 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
     // is faster. TESSERA_TSM_PORTABLE_STAGE (0 | 1), _STAGE_LOADS (1..8)
     // and _TILE (4 | 8) override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
-    const int M = int(A.extent(1)), N = int(B.extent(1));
-    const int lo = M < N ? M : N;
     const int loads = o.stage_loads ? *o.stage_loads : 8;
     if constexpr (std::is_same_v<T, double>) {
       const bool stage = o.stage ? *o.stage == 1 : lo > 8;
       const int tile = o.tile ? (*o.tile == 8 ? 8 : 4) : (lo >= 48 ? 8 : 4);
-      if (stage && tsmttsm_staged_applies<ExecSpace>(A, B, tile, sizeof(T))) {
-        if (tile == 8)
-          tsmttsm_staged<8, 8, 3, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
-        else
-          tsmttsm_staged<4, 8, 2, false, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, B, C, loads);
+      if (stage && (tile == 8 ? tsmttsm_staged<8, 8, 3, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
+                              : tsmttsm_staged<4, 8, 2, false, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, B, C, loads)))
         return;
-      }
     } else {
       const bool stage = o.stage ? *o.stage == 1 : lo >= 8;
-      if (stage && tsmttsm_staged_applies<ExecSpace>(A, B, 4, sizeof(T))) {
-        if (conj)
-          tsmttsm_staged<4, 4, 2, true, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
-        else
-          tsmttsm_staged<4, 4, 2, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads);
+      if (stage && (conj ? tsmttsm_staged<4, 4, 2, true, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
+                         : tsmttsm_staged<4, 4, 2, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)))
         return;
-      }
     }
   }
 
   TsmttsmShape s;
-  s.M = int(A.extent(1));
-  s.N = int(B.extent(1));
+  s.M = M;
+  s.N = N;
   s.K = K;
   int team = 1;
   // GPUs, where the staged kernel does not apply (small sides, rows without
@@ -1162,7 +1145,6 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   bool touch = false;
   if constexpr (is_device_space_v<ExecSpace>) {
     const PortableOverrides& o = portable_overrides();
-    const int lo = s.M < s.N ? s.M : s.N;
     if constexpr (std::is_same_v<T, double>) {
       tile = lo > 16 ? 8 : 4;
       if (o.tile) tile = *o.tile == 8 ? 8 : 4;
