@@ -605,9 +605,10 @@ int touch_pieces(int cols) {
 
 // Benchmark overrides of the portable GPU kernels' settings, read from the
 // environment once (not on every call): TESSERA_TSM_PORTABLE_TILE, _TOUCH,
-// _BLOCK_KB, _AHEAD, _TSMM_TOUCH, _STAGE and _STAGE_LOADS, as integers.
+// _BLOCK_KB, _AHEAD, _TSMM_TOUCH, _STAGE, _STAGE_LOADS and _TSMM_STAGE, as
+// integers.
 struct PortableOverrides {
-  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch, stage, stage_loads;
+  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch, stage, stage_loads, tsmm_stage;
 };
 inline const PortableOverrides& portable_overrides() {
   static const PortableOverrides o = [] {
@@ -622,6 +623,7 @@ inline const PortableOverrides& portable_overrides() {
     read("TESSERA_TSM_PORTABLE_TSMM_TOUCH", p.tsmm_touch);
     read("TESSERA_TSM_PORTABLE_STAGE", p.stage);
     read("TESSERA_TSM_PORTABLE_STAGE_LOADS", p.stage_loads);
+    read("TESSERA_TSM_PORTABLE_TSMM_STAGE", p.tsmm_stage);
     return p;
   }();
   return o;
@@ -898,6 +900,45 @@ struct TsmttsmTeam {
   }
 };
 
+// The staged kernels' pipeline, one barrier a block: the team's blocks are
+// first, first + L, ... below `blocks`. Step S computes block b from buffer
+// S mod 2, stages block b + L from register array (S + 1) mod Ahead into the
+// other buffer and refills that array with block b + (Ahead + 1) L, so the
+// arrays hold blocks b + L .. b + Ahead L in flight while block b is
+// computed. compute(buf, b), stage(buf, v) and fetch(b, v) are the kernel's;
+// fetch loads nothing for blocks past the last. The steps are unrolled over
+// the period lcm(2, Ahead), so that buffers and arrays are compile-time.
+template <int S, int Ahead, class Member, class T, int P, class Compute, class Stage, class Fetch>
+KOKKOS_INLINE_FUNCTION bool staged_step(const Member& team, T (&v)[Ahead][P], T* buf0, T* buf1, Index& b, Index L,
+                                        Index blocks, const Compute& compute, const Stage& stage, const Fetch& fetch) {
+  compute(S % 2 == 0 ? buf0 : buf1, b);
+  if ((b += L) >= blocks) return false;
+  constexpr int a = (S + 1) % Ahead;
+  stage(S % 2 == 0 ? buf1 : buf0, v[a]);
+  team.team_barrier();
+  fetch(b + Ahead * L, v[a]);
+  return true;
+}
+template <int Ahead, std::size_t... S, class Member, class T, int P, class Compute, class Stage, class Fetch>
+KOKKOS_INLINE_FUNCTION void staged_steps(std::index_sequence<S...>, const Member& team, T (&v)[Ahead][P], T* buf0,
+                                         T* buf1, Index b, Index L, Index blocks, const Compute& compute,
+                                         const Stage& stage, const Fetch& fetch) {
+  while ((staged_step<int(S), Ahead>(team, v, buf0, buf1, b, L, blocks, compute, stage, fetch) && ...)) {
+  }
+}
+template <int Ahead, class Member, class T, int P, class Compute, class Stage, class Fetch>
+KOKKOS_INLINE_FUNCTION void staged_pipeline(const Member& team, T (&v)[Ahead][P], T* buf0, T* buf1, Index first,
+                                            Index L, Index blocks, const Compute& compute, const Stage& stage,
+                                            const Fetch& fetch) {
+  fetch(first, v[0]);
+  stage(buf0, v[0]);
+  team.team_barrier();
+  for (int j = 1; j <= Ahead; ++j) fetch(first + j * L, v[j % Ahead]);
+  if (first < blocks)
+    staged_steps<Ahead>(std::make_index_sequence<Ahead % 2 == 0 ? Ahead : 2 * Ahead>(), team, v, buf0, buf1, first, L,
+                        blocks, compute, stage, fetch);
+}
+
 // GPUs, rows of unit column stride: the team stages blocks of rows in team
 // scratch, each value loaded once and coalesced, and the Tile x Tile register
 // tiles read them from there. The loads run Ahead blocks ahead in registers:
@@ -980,28 +1021,6 @@ struct TsmttsmStaged {
     }
   }
 
-  // Step S of the pipeline computes block b from buffer S mod 2, stages
-  // block b + L from register array (S + 1) mod Ahead into the other buffer
-  // and refills that array with block b + (Ahead + 1) L. Arrays (S + j) mod
-  // Ahead hold blocks b + j L, j = 1..Ahead, while the tiles compute b.
-  static constexpr int kPeriod = Ahead % 2 == 0 ? Ahead : 2 * Ahead;
-  template <int S>
-  KOKKOS_INLINE_FUNCTION bool step(const Member& team, const Lane& q, T (&v)[Ahead][P], T* buf0, T* buf1, Index& b,
-                                   Index L, T (&acc)[Tile][Tile], bool computes, int g, int mi, int ni) const {
-    if (computes) compute(acc, S % 2 == 0 ? buf0 : buf1, b, g, mi, ni);
-    if ((b += L) >= blocks) return false;
-    constexpr int a = (S + 1) % Ahead;
-    stage(q, S % 2 == 0 ? buf1 : buf0, v[a]);
-    team.team_barrier();
-    fetch(q, b + Ahead * L, v[a]);
-    return true;
-  }
-  template <std::size_t... S, class... Args>
-  KOKKOS_INLINE_FUNCTION void steps(std::index_sequence<S...>, Args&&... args) const {
-    while ((step<int(S)>(args...) && ...)) {
-    }
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int r = team.team_rank(), ts = team.team_size();
     const Index l = team.league_rank(), L = team.league_size();
@@ -1021,17 +1040,13 @@ struct TsmttsmStaged {
     for (int tm = 0; tm < Tile; ++tm)
       for (int tn = 0; tn < Tile; ++tn) acc[tm][tn] = T(0);
 
-    // Invariant at the top of a step: one buffer holds block b, the register
-    // array staged next holds b + L in flight, the other b + 2L.
     T v[Ahead][P];
-    fetch(q, l, v[0]);
-    stage(q, buf0, v[0]);
-    team.team_barrier();
-    for (int j = 1; j <= Ahead; ++j) fetch(q, l + j * L, v[j % Ahead]);
-    if (l < blocks) {
-      Index b = l;
-      steps(std::make_index_sequence<kPeriod>(), team, q, v, buf0, buf1, b, L, acc, computes, g, mi, ni);
-    }
+    staged_pipeline(
+        team, v, buf0, buf1, l, L, blocks,
+        [&](const T* buf, Index b) {
+          if (computes) compute(acc, buf, b, g, mi, ni);
+        },
+        [&](T* buf, const T(&w)[P]) { stage(q, buf, w); }, [&](Index b, T(&w)[P]) { fetch(q, b, w); });
     team.team_barrier();  // every tile done with the buffers: the partial reuses them
 
     T* part = buf0;
@@ -1109,7 +1124,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
     // blocks staged in team scratch by the whole team. Double where both
     // sides exceed 8: 4 x 4 tiles, two teams an SM, two blocks in flight a
     // team; from 48, 8 x 8 tiles, one team, three blocks. Complex from 8: 4 x
-    // 4 tiles, two blocks in flight. Below those sides the unstaged kernel
+    // 4 tiles, four blocks in flight. Below those sides the unstaged kernel
     // is faster. TESSERA_TSM_PORTABLE_STAGE (0 | 1), _STAGE_LOADS (1..8)
     // and _TILE (4 | 8) override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
@@ -1122,8 +1137,8 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
         return;
     } else {
       const bool stage = o.stage ? *o.stage == 1 : lo >= 8;
-      if (stage && (conj ? tsmttsm_staged<4, 4, 2, true, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
-                         : tsmttsm_staged<4, 4, 2, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)))
+      if (stage && (conj ? tsmttsm_staged<4, 4, 4, true, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
+                         : tsmttsm_staged<4, 4, 4, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)))
         return;
     }
   }
@@ -1435,6 +1450,178 @@ struct TsmmTeam {
   }
 };
 
+// GPUs, double, rows of A with unit column stride: the team stages blocks
+// of A's rows in team scratch as TsmttsmStaged does (each value loaded once,
+// coalesced, Ahead blocks' loads in flight in registers, two buffers, one
+// barrier a block), transposed so that the Rows consecutive rows of a
+// thread's tile are adjacent in each column; alpha C sits in scratch row by
+// row. A thread's tile is Rows rows x 4 columns interleaved by NT (so that
+// a warp's stores of one row of B are consecutive): per column of A Rows / 2
+// 16-byte loads of A and 4 loads of C for 4 Rows FMAs; its outputs go
+// straight to B. (Two rows: a block has as many tiles as the team has
+// threads at M = N = 8..16, three quarters at 32; 40 KiB of scratch.)
+// (The unstaged kernel reads A a value at a time, shared by a group of
+// threads, and holds a row or two in flight a thread.)
+template <class ExecSpace, class ViewA, class ViewC, class ViewB, int Rows, int P, int Ahead>
+struct TsmmStaged {
+  using T = typename ViewB::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static_assert(sizeof(T) == 8 && Rows % 2 == 0, "16-byte pairs of double");
+
+  static constexpr int kTeam = 256;
+  static constexpr int kRows = Rows;  // tile rows
+  static constexpr int kCols = 4;     // tile columns
+
+  ViewA A;
+  ViewC C;
+  ViewB B;
+  T alpha, beta;
+  int M, N, NT;       // NT column tiles
+  int CS;             // elements a row of alpha C in scratch: NT * 4, zero past N
+  int RS;             // elements a column of a staged block (block_rows, padded)
+  int rows_per_pass;  // rows loaded by one load a thread: team size / M, a multiple of kRows
+  int loads;          // loads a thread a block (<= P)
+  int block_rows;     // loads * rows_per_pass
+  int tiles;          // block_rows / kRows * NT
+  Index K, blocks;
+
+  struct alignas(16) Two {
+    T x, y;
+  };
+
+  // A staged column: 16 bytes past a multiple of 128, so that a warp's
+  // stores of consecutive columns of one row spread over the banks.
+  static int column_width(int rows) { return rows + ((2 - rows % 16) % 16 + 16) % 16; }
+
+  // Elements of team scratch: alpha C, then two staged blocks; one more to
+  // align the 16-byte pairs.
+  KOKKOS_INLINE_FUNCTION std::size_t scratch_elems() const {
+    return std::size_t(M) * CS + std::size_t(2) * M * RS + 1;
+  }
+
+  // Thread r loads column r mod M of rows r / M, r / M + rows_per_pass, ...
+  KOKKOS_INLINE_FUNCTION void fetch(int col, int row0, bool on, Index b, T (&v)[P]) const {
+    const Index k = b * block_rows + row0;
+    const Index left = on && b < blocks ? K - k : Index(0);
+    const int lim = left < Index(block_rows) ? int(left) : block_rows;
+    for (int j = 0; j < P; ++j) v[j] = j * rows_per_pass < lim ? A(k + Index(j) * rows_per_pass, col) : T(0);
+  }
+  KOKKOS_INLINE_FUNCTION void stage(int col, int row0, bool on, T* buf, const T (&v)[P]) const {
+    if (on)
+      for (int j = 0; j < P; ++j)
+        if (j < loads) buf[col * RS + row0 + j * rows_per_pass] = v[j];
+  }
+
+  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const {
+    if (is_zero(beta))
+      B(k, n) = v;
+    else
+      B(k, n) = v + beta * B(k, n);
+  }
+
+  // acc += (the tile's rows of one column of A) x (the tile's columns of that row of alpha C).
+  KOKKOS_INLINE_FUNCTION static void fma_column(T (&acc)[kRows][kCols], const Two* pa, const T* pc, int nt) {
+    T a[kRows], c[kCols];
+    for (int h = 0; h < kRows / 2; ++h) {
+      const Two u = pa[h];
+      a[2 * h] = u.x;
+      a[2 * h + 1] = u.y;
+    }
+    for (int j = 0; j < kCols; ++j) c[j] = pc[j * nt];
+    for (int i = 0; i < kRows; ++i)
+      for (int j = 0; j < kCols; ++j) acc[i][j] += a[i] * c[j];
+  }
+
+  // The thread's tiles of block b: rows rt * Rows .. of the block, columns ni + j NT.
+  KOKKOS_INLINE_FUNCTION void compute(const T* buf, const T* cs, Index b, int r) const {
+    const Index k0 = b * block_rows;
+    const Index left = K - k0;
+    const int rows = left < block_rows ? int(left) : block_rows;
+    for (int tile = r; tile < tiles; tile += kTeam) {
+      const int rt = tile / NT, ni = tile % NT;
+      if (rt * kRows >= rows) break;
+      const Two* pa = reinterpret_cast<const Two*>(buf + rt * kRows);
+      const T* pc = cs + ni;
+      T acc[kRows][kCols];
+      for (int i = 0; i < kRows; ++i)
+        for (int j = 0; j < kCols; ++j) acc[i][j] = T(0);
+      // Two columns of A a pass: half the loop's own instructions.
+      const int ra = RS / 2;
+      int m = 0;
+      for (; m + 2 <= M; m += 2, pa += 2 * ra, pc += 2 * CS) {
+        fma_column(acc, pa, pc, NT);
+        fma_column(acc, pa + ra, pc + CS, NT);
+      }
+      if (m < M) fma_column(acc, pa, pc, NT);
+      for (int i = 0; i < kRows; ++i) {
+        const Index k = k0 + rt * kRows + i;
+        if (k < K)
+          for (int j = 0; j < kCols; ++j)
+            if (ni + j * NT < N) store(k, ni + j * NT, acc[i][j]);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    Scratch s(team.team_scratch(0), scratch_elems());
+    T* cs = s.data();
+    if (reinterpret_cast<std::uintptr_t>(cs) % sizeof(Two) != 0) ++cs;
+    T* buf0 = cs + std::size_t(M) * CS;
+    T* buf1 = buf0 + std::size_t(M) * RS;
+    for (int e = r; e < M * CS; e += ts) {  // columns past N zero
+      const int m = e / CS, n = e % CS;
+      cs[e] = n < N ? alpha * C(m, n) : T(0);
+    }
+    const int col = r % M, row0 = r / M;
+    const bool on = row0 < rows_per_pass;
+    T v[Ahead][P];
+    staged_pipeline(
+        team, v, buf0, buf1, l, L, blocks, [&](const T* buf, Index b) { compute(buf, cs, b, r); },
+        [&](T* buf, const T(&w)[P]) { stage(col, row0, on, buf, w); },
+        [&](Index b, T(&w)[P]) { fetch(col, row0, on, b, w); });
+  }
+};
+
+// Launches the staged TSMM kernel; returns false (launching nothing) where
+// it does not apply: rows of A without unit column stride, or a scratch that
+// holds neither alpha C and two blocks of one load a thread.
+template <int Rows, int P, int Ahead, class Bounds, class ExecSpace, class ViewA, class ViewC, class ViewB>
+bool tsmm_staged(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
+                 typename ViewB::non_const_value_type beta, const ViewB& B, int loads) {
+  using F = TsmmStaged<ExecSpace, ViewA, ViewC, ViewB, Rows, P, Ahead>;
+  using T = typename F::T;
+  F f{A, C, B, alpha, beta};
+  f.M = int(A.extent(1));
+  f.N = int(B.extent(1));
+  if (f.M > 1 && A.stride(1) != 1) return false;
+  f.K = Index(B.extent(0));
+  f.NT = (f.N + F::kCols - 1) / F::kCols;
+  f.CS = f.NT * F::kCols;
+  f.rows_per_pass = F::kTeam / f.M / F::kRows * F::kRows;
+  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  f.loads = 0;
+  for (int j = loads < P ? loads : P; j >= 1 && f.loads == 0; --j) {
+    f.block_rows = j * f.rows_per_pass;
+    f.RS = F::column_width(f.block_rows);
+    if (sizeof(T) * f.scratch_elems() <= limit) f.loads = j;
+  }
+  if (f.loads == 0) return false;
+  f.tiles = f.block_rows / F::kRows * f.NT;
+  f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
+  const Index slots = Index(exec.concurrency()) / F::kTeam;
+  const Index league = f.blocks < slots ? f.blocks : (slots > 0 ? slots : 1);
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
+  Kokkos::parallel_for("tessera::tsm::tsmm_staged",
+                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
+                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       f);
+  return true;
+}
+
 // B = alpha A C + beta B. Extents checked by the caller.
 template <class ExecSpace, class ViewA, class ViewC, class ViewB>
 void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
@@ -1445,6 +1632,21 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   if (is_zero(alpha)) {
     scale_matrix(exec, B, beta);
     return;
+  }
+  if constexpr (is_device_space_v<ExecSpace> && std::is_same_v<T, double>) {
+    // GPUs, double, rows of A of unit column stride: A staged in team
+    // scratch (TsmmStaged; H200, docs/perf/tsm.md "Portable TSMM on the GPU:
+    // A staged in team scratch": 1.02-1.75x the unstaged kernel from M = N =
+    // 4 and at every M != N measured, 1.05x at 1, 0.92x at M = N = 2, which
+    // keeps the unstaged kernel). Where C and two blocks do not fit in the
+    // scratch (M = N = 64) the unstaged kernel runs too.
+    // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 | 1) and _STAGE_LOADS override, for
+    // benchmarks.
+    const PortableOverrides& o = portable_overrides();
+    const int M = int(A.extent(1)), N = int(B.extent(1));
+    const bool stage = o.tsmm_stage ? *o.tsmm_stage == 1 : !(M == 2 && N == 2);
+    const int loads = o.stage_loads ? *o.stage_loads : 8;
+    if (stage && tsmm_staged<2, 8, 2, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, C, beta, B, loads)) return;
   }
   TsmmShape s;
   s.M = int(A.extent(1));
