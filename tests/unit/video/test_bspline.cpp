@@ -411,11 +411,13 @@ TYPED_TEST(Bspline, PortablePrefilterMatchesLineByLineIir) {
 }
 
 // The host one-pass prefilter (rows and columns together, truncated
-// recursions between bands and blocks) against the line-by-line IIR to float
-// rounding: band counts from 1 to 5 (every band edge, block edge and plane
-// end in reach of another), widths with and without whole vectors, rows a
-// pitch apart, cached and streaming stores. Planes it does not take are
-// refused, nothing written.
+// recursions between bands, blocks and column strips) against the
+// line-by-line IIR to float rounding: band counts from 1 to 5 (every band
+// edge, block edge and plane end in reach of another), widths with and
+// without whole vectors, column strips from 48 samples (a last strip that
+// joins the one before, a tail that is not whole vectors; strips of 1024 on
+// a plane of three), rows a pitch apart, cached and streaming stores. Planes
+// it does not take are refused, nothing written.
 TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
   namespace impl = tessera::video::impl;
   if constexpr (tessera::is_device_space_v<TypeParam>) {
@@ -428,14 +430,16 @@ TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
     std::uint64_t offset = 0;
     // Widths from impl::kRowSplitMin = 256 run the row filter as two
     // interleaved halves (256, 263: halves of whole blocks or a tail; 1000).
-    const std::tuple<int, int, int> cases[] = {{48, 42, 1},   {48, 131, 1}, {49, 64, 1},  {97, 200, 1},
-                                               {130, 67, 2},  {200, 75, 3}, {333, 45, 5}, {321, 136, 5},
-                                               {131, 47, 2},  {64, 256, 1}, {49, 263, 1}, {130, 1000, 2},
-                                               {97, 517, 1}};
-    for (auto [h, w, bands] : cases)
+    // Last: the widest column strip (0: whole rows, the default).
+    const std::tuple<int, int, int, int> cases[] = {
+        {48, 42, 1, 0},    {48, 131, 1, 0},   {49, 64, 1, 0},    {97, 200, 1, 0},   {130, 67, 2, 0},
+        {200, 75, 3, 0},   {333, 45, 5, 0},   {321, 136, 5, 0},  {131, 47, 2, 0},   {64, 256, 1, 0},
+        {49, 263, 1, 0},   {130, 1000, 2, 0}, {97, 517, 1, 0},   {97, 517, 1, 64},  {130, 1000, 2, 128},
+        {200, 263, 3, 48}, {64, 136, 1, 56},  {49, 200, 1, 96},  {64, 2100, 2, 1024}};
+    for (auto [h, w, bands, strip] : cases)
       for (int form = 0; form < 4; ++form) {  // rows contiguous or a pitch apart; cached or streaming
-        SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " bands " + std::to_string(bands) + " form " +
-                     std::to_string(form));
+        SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " bands " + std::to_string(bands) + " strip " +
+                     std::to_string(strip) + " form " + std::to_string(form));
         const std::size_t pitch = form % 2 == 0 ? w : w + 5;
         std::vector<float> ref(std::size_t(h) * w);
         for (auto& v : ref) v = float(int(tessera::random_uniform(seed, offset++, 0, 256)));
@@ -446,7 +450,7 @@ TYPED_TEST(Bspline, HostOnePassPrefilterMatchesLineByLineIir) {
             buf.data(), Kokkos::LayoutStride(h, pitch, w, 1));
         Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> coef("coef", h, w);
         ASSERT_TRUE(impl::bspline_prefilter_fused_host(TypeParam(), in, coef, form < 2 ? Stores::cached : Stores::streaming,
-                                                       bands));
+                                                       bands, strip));
         TypeParam().fence();
         line_by_line_prefilter(ref, h, w);
         float scale = 0.0f;

@@ -8,13 +8,17 @@
 // causal column steps as they are stored into a ring of row buffers of the
 // thread's own; every kFusedBlock rows the anti-causal column steps run up
 // from kFusedReach rows further down, a row at a time, storing the block's
-// finished rows. Where the plane's own ends are in reach the recursions
+// finished rows. On request the plane goes through in column strips (the
+// row filter runs kFusedReach samples past each strip edge and starts there
+// from the mirror values), so that the ring fits a smaller cache; whole rows
+// are the default (strips of 1024 were 1.2x slower on an AMD EPYC, docs/
+// perf/video.md). Where the plane's own ends are in reach the recursions
 // start from the exact mirror values; elsewhere (above a band, below a
-// block) they start kFusedReach rows away from zero: the impulse response
-// sqrt(3) z^|n| has fallen below 2^-30 of its peak there (|z|^16 = 7e-10),
-// so the coefficients differ from the two-pass path's by float rounding
-// only (the bound is the fused native kernel's, see kBsplineFirRadius in
-// bspline_math.hpp), not to the bit.
+// block, past a strip edge) they start kFusedReach rows or samples away: the
+// impulse response sqrt(3) z^|n| has fallen below 2^-30 of its peak there
+// (|z|^16 = 7e-10), so the coefficients differ from the two-pass path's by
+// float rounding only (the bound is the fused native kernel's, see
+// kBsplineFirRadius in bspline_math.hpp), not to the bit.
 #include "tessera/video/impl/bspline_host_simd.hpp"
 #include "tessera/video/impl/bspline_math.hpp"
 #include "tessera/video/impl/plane_layout.hpp"
@@ -49,6 +53,24 @@ inline constexpr int kFusedMinWidth = 42;
 inline constexpr int kFusedMinHeight = 48;
 inline constexpr int kFusedMinBand = 64;
 
+
+// Column strips of a plane w wide, each at most `strip` samples (0: the
+// whole width; at least 48) wide: strip s is [begin(s), begin(s + 1)), the
+// edges multiples of 8; the last takes the remainder, or joins the one
+// before where, with its reach, it would be narrower than the row filter's
+// minimum.
+struct BsplineFusedStrips {
+  int count, width, w;
+  int begin(int s) const { return s >= count ? w : s * width; }
+};
+inline BsplineFusedStrips bspline_fused_strips(int w, int strip = 0) {
+  if (strip <= 0) return {1, w, w};
+  const int width = std::max(48, strip) / 8 * 8;
+  if (w <= width) return {1, w, w};
+  int count = (w + width - 1) / width;
+  if (w - (count - 1) * width + kFusedReach < kFusedMinWidth) --count;
+  return {count, width, w};
+}
 
 // Bands the one-pass prefilter splits an h x w plane into on `threads`
 // threads (each at least kFusedMinBand rows); 0 where it does not take the
@@ -303,19 +325,25 @@ bool bspline_prefilter_one_pass(const ExecSpace& exec, const In& in) {
 
 // The one-pass prefilter of the 8-bit plane in into coef (both h x w, rows
 // of in contiguous) on a host execution space, in `bands` bands (0: as
-// bspline_fused_bands picks). False, nothing done, where it does not take
-// the plane; the two-pass path then runs. Coefficients leave through non-
-// temporal stores under the two-pass row pass's rule (BsplineHostStores).
+// bspline_fused_bands picks) and column strips of at most `strip` samples
+// (0: whole rows). False, nothing done, where it does not take the plane;
+// the two-pass path then runs. Coefficients leave through non-temporal
+// stores under the two-pass row pass's rule (BsplineHostStores).
 template <class ExecSpace, class In, class Coef>
 bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coef& coef, BsplineHostStores stores,
-                                  int bands = 0) {
+                                  int bands = 0, int strip = 0) {
 #if TESSERA_HOST_X86
   if constexpr (std::is_same_v<typename In::non_const_value_type, std::uint8_t>) {
     const int h = int(coef.extent(0)), w = int(coef.extent(1));
     if (!bspline_prefilter_one_pass(exec, in)) return false;
     bands = bands > 0 ? std::min(bands, std::max(1, h / kFusedMinBand)) : bspline_fused_bands(h, w, int(exec.concurrency()));
     const std::int64_t ld = coef.stride(0);
-    const std::int64_t rld = (w + 15) / 16 * 16;  // ring rows 64-byte multiples apart
+    const BsplineFusedStrips strips = bspline_fused_strips(w, strip);
+    int widest = 0;  // a strip and its reach on both sides
+    for (int q = 0; q < strips.count; ++q)
+      widest = std::max(widest, std::min(w, strips.begin(q + 1) + kFusedReach) -
+                                    std::max(0, strips.begin(q) - kFusedReach));
+    const std::int64_t rld = (widest + 15) / 16 * 16;  // ring rows 64-byte multiples apart
     // The ring, the anti-causal running row, a spare row for rows past the
     // plane's end, and the row filter's 8 rows sample-major.
     const std::size_t bytes = std::size_t(kFusedRing + 2 + kFusedGroup) * std::size_t(rld) * sizeof(float);
@@ -336,53 +364,62 @@ bool bspline_prefilter_fused_host(const ExecSpace& exec, const In& in, const Coe
           const int y0 = int(std::int64_t(b) * h / bands), y1 = int(std::int64_t(b + 1) * h / bands);
           float* spare = acc + rld;
           float* lanes = spare + rld;
-          // Rows y..y+7 filtered along x into their slots (rows past the
-          // plane: the last row again, into the spare row), with their causal
-          // column steps when `columns` (row y's from the row above unless
-          // above is null: row y starts the recursion).
-          auto rows = [&](int y, bool columns, const float* above) {
-            const std::uint8_t* r[kFusedGroup];
-            float* o[kFusedGroup];
-            for (int i = 0; i < kFusedGroup; ++i) {
-              r[i] = src + std::min(y + i, h - 1) * pitch;
-              o[i] = y + i < h ? slot(y + i) : spare;
-            }
-            bspline_rows8_avx2(r, o, lanes, w, 36.0f, columns, above);
-          };
-          int next;
-          if (y0 == 0) {
-            for (int y = 0; y < 41; y += kFusedGroup) rows(y, false, nullptr);
-            float* first[41];
-            for (int k = 0; k <= 40; ++k) first[k] = slot(k);
-            bspline_col_init_avx2(first, w);
-            next = (41 + kFusedGroup - 1) / kFusedGroup * kFusedGroup;
-            for (int y = 1; y < next; ++y) bspline_col_causal_avx2(slot(y), slot(y - 1), w);
-          } else {
-            // y0 >= kFusedMinBand > kFusedReach: the warm-up starts inside the plane.
-            rows(y0 - kFusedReach, true, nullptr);
-            for (int y = y0 - kFusedReach + kFusedGroup; y < y0; y += kFusedGroup) rows(y, true, slot(y - 1));
-            next = y0;
-          }
-          for (int b0 = y0; b0 < y1; b0 += kFusedBlock) {
-            const int bend = std::min(y1, b0 + kFusedBlock), e = std::min(h, bend + kFusedReach) - 1;
-            for (; next <= e; next += kFusedGroup) rows(next, true, slot(next - 1));
-            // The anti-causal steps a row at a time up from row e, the running
-            // row in acc: exact at the plane's last row, else zero below row e.
-            int y = e;
-            if (e == h - 1) {
-              const float *c1 = slot(h - 1), *c2 = slot(h - 2);
-              for (int x = 0; x < w; ++x) acc[x] = bspline_anticausal_last(c2[x], c1[x]);
-              if (y < bend) std::copy(acc, acc + w, out + y * ld);
-              --y;
+          for (int q = 0; q < strips.count; ++q) {
+            // Columns [x0, x1) of the band from the samples [xs, xs + n): the
+            // strip and its reach (the row filter starts there from the
+            // mirror values; at the plane's ends they are exact).
+            const int x0 = strips.begin(q), x1 = strips.begin(q + 1);
+            const int xs = std::max(0, x0 - kFusedReach), n = std::min(w, x1 + kFusedReach) - xs;
+            const int off = x0 - xs, sw = x1 - x0;
+            // Rows y..y+7 filtered along x into their slots (rows past the
+            // plane: the last row again, into the spare row), with their causal
+            // column steps when `columns` (row y's from the row above unless
+            // above is null: row y starts the recursion).
+            auto rows = [&](int y, bool columns, const float* above) {
+              const std::uint8_t* r[kFusedGroup];
+              float* o[kFusedGroup];
+              for (int i = 0; i < kFusedGroup; ++i) {
+                r[i] = src + std::min(y + i, h - 1) * pitch + xs;
+                o[i] = y + i < h ? slot(y + i) : spare;
+              }
+              bspline_rows8_avx2(r, o, lanes, n, 36.0f, columns, above);
+            };
+            int next;
+            if (y0 == 0) {
+              for (int y = 0; y < 41; y += kFusedGroup) rows(y, false, nullptr);
+              float* first[41];
+              for (int k = 0; k <= 40; ++k) first[k] = slot(k);
+              bspline_col_init_avx2(first, n);
+              next = (41 + kFusedGroup - 1) / kFusedGroup * kFusedGroup;
+              for (int y = 1; y < next; ++y) bspline_col_causal_avx2(slot(y), slot(y - 1), n);
             } else {
-              std::fill(acc, acc + w, 0.0f);
+              // y0 >= kFusedMinBand > kFusedReach: the warm-up starts inside the plane.
+              rows(y0 - kFusedReach, true, nullptr);
+              for (int y = y0 - kFusedReach + kFusedGroup; y < y0; y += kFusedGroup) rows(y, true, slot(y - 1));
+              next = y0;
             }
-            for (; y >= b0; --y) {
-              float* o = y < bend ? out + y * ld : nullptr;
-              if (stream)
-                bspline_col_anticausal_avx2<true>(acc, slot(y), o, w);
-              else
-                bspline_col_anticausal_avx2<false>(acc, slot(y), o, w);
+            for (int b0 = y0; b0 < y1; b0 += kFusedBlock) {
+              const int bend = std::min(y1, b0 + kFusedBlock), e = std::min(h, bend + kFusedReach) - 1;
+              for (; next <= e; next += kFusedGroup) rows(next, true, slot(next - 1));
+              // The anti-causal steps a row at a time up from row e, the
+              // running row in acc (the strip's own columns only): exact at
+              // the plane's last row, else zero below row e.
+              int y = e;
+              if (e == h - 1) {
+                const float *c1 = slot(h - 1) + off, *c2 = slot(h - 2) + off;
+                for (int x = 0; x < sw; ++x) acc[x] = bspline_anticausal_last(c2[x], c1[x]);
+                if (y < bend) std::copy(acc, acc + sw, out + y * ld + x0);
+                --y;
+              } else {
+                std::fill(acc, acc + sw, 0.0f);
+              }
+              for (; y >= b0; --y) {
+                float* o = y < bend ? out + y * ld + x0 : nullptr;
+                if (stream)
+                  bspline_col_anticausal_avx2<true>(acc, slot(y) + off, o, sw);
+                else
+                  bspline_col_anticausal_avx2<false>(acc, slot(y) + off, o, sw);
+              }
             }
           }
           if (stream) bspline_stream_fence();
