@@ -1458,8 +1458,8 @@ struct TsmmTeam {
 // row. A thread's tile is Rows rows x 4 columns interleaved by NT (so that
 // a warp's stores of one row of B are consecutive): per column of A Rows / 2
 // 16-byte loads of A and 4 loads of C for 4 Rows FMAs; its outputs go
-// straight to B. (Two rows: a block has as many tiles as the team has
-// threads at M = N = 8..16, three quarters at 32; 40 KiB of scratch.)
+// straight to B. (Two rows: a block has 94-100% as many tiles as the team
+// has threads at M = N = 8..16, three quarters at 32; 40 KiB of scratch.)
 // (The unstaged kernel reads A a value at a time, shared by a group of
 // threads, and holds a row or two in flight a thread.)
 template <class ExecSpace, class ViewA, class ViewC, class ViewB, int Rows, int P, int Ahead>
