@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     const double cols = median_ms([&] { bspline_prefilter_cols_kokkos(exec, coef); });
     const double both = median_ms(
         [&] { bspline_prefilter_kokkos(exec, in, coef, BsplineHostStores::automatic, BsplineHostPath::two_pass); });
-    double one = -1, one_err = -1, one_rows = -1, one_strip = -1;
+    double one = -1, one_err = -1, one_rows = -1, strips_ms = -1;
 #if TESSERA_HOST_X86
     // The one-pass prefilter's row filter alone, 8 rows at a time into
     // buffers of the thread's own (no column work, nothing written to the plane).
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
 #endif
     if (bspline_prefilter_fused_host(exec, in, a, BsplineHostStores::automatic)) {
       // Column strips of 1024 samples beside the default whole rows.
-      one_strip = median_ms([&] { bspline_prefilter_fused_host(exec, in, a, BsplineHostStores::automatic, 0, 1024); });
+      strips_ms = median_ms([&] { bspline_prefilter_fused_host(exec, in, a, BsplineHostStores::automatic, 0, 1024); });
       one = median_ms([&] { bspline_prefilter_fused_host(exec, in, a, BsplineHostStores::automatic); });
       bspline_prefilter_kokkos(exec, in, coef, BsplineHostStores::automatic, BsplineHostPath::two_pass);
       exec.fence();
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     line("prefilter", both, 13);
     if (one >= 0) {
       line("one pass", one, 5);
-      line("  strips", one_strip, 5);
+      line("  strips", strips_ms, 5);
       if (one_rows >= 0) line("  its rows", one_rows, 1);
       std::printf("            (%.2fx the two passes; largest difference from them: %.1e of the largest value)\n",
                   both / one, one_err);

@@ -900,6 +900,15 @@ struct TsmttsmTeam {
   }
 };
 
+// Teams of `team` threads a league takes for `work` units: one a unit, at
+// most as many as the space runs at once (a grid-stride loop covers the
+// rest), at least one.
+template <class ExecSpace>
+Index league_for(const ExecSpace& exec, Index work, int team) {
+  const Index slots = Index(exec.concurrency()) / team;
+  return work < slots ? work : (slots > 0 ? slots : 1);
+}
+
 // The staged kernels' pipeline, one barrier a block: the team's blocks are
 // first, first + L, ... below `blocks`. Step S computes block b from buffer
 // S mod 2, stages block b + L from register array (S + 1) mod Ahead into the
@@ -1092,8 +1101,7 @@ bool tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type 
   if (f.loads > fit) f.loads = fit;
   f.block_rows = f.loads * f.rows_per_pass;
   f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
-  const Index slots = Index(exec.concurrency()) / F::kTeam;
-  const Index league = f.blocks < slots ? f.blocks : (slots > 0 ? slots : 1);
+  const Index league = league_for(exec, f.blocks, F::kTeam);
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
   Kokkos::parallel_for("tessera::tsm::tsmttsm_staged",
                        Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
@@ -1202,8 +1210,7 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
   }
   s.blocks = (K + s.block_rows - 1) / s.block_rows;
   s.contiguous = !is_device_space_v<ExecSpace>;
-  const Index slots = Index(exec.concurrency()) / team;
-  const Index league = s.blocks < slots ? s.blocks : (slots > 0 ? slots : 1);
+  const Index league = league_for(exec, s.blocks, team);
 
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
@@ -1612,8 +1619,7 @@ bool tsmm_staged(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   if (f.loads == 0) return false;
   f.tiles = f.block_rows / F::kRows * f.NT;
   f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
-  const Index slots = Index(exec.concurrency()) / F::kTeam;
-  const Index league = f.blocks < slots ? f.blocks : (slots > 0 ? slots : 1);
+  const Index league = league_for(exec, f.blocks, F::kTeam);
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
   Kokkos::parallel_for("tessera::tsm::tsmm_staged",
                        Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
@@ -1671,8 +1677,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   s.chunks = (s.N + kTsmmOut * s.tpr - 1) / (kTsmmOut * s.tpr);
   const Index pairs = (K + 1) / 2;
   const Index needed = (pairs + s.groups - 1) / s.groups;
-  const Index slots = Index(exec.concurrency()) / team;
-  const Index league = needed < slots ? needed : (slots > 0 ? slots : 1);
+  const Index league = league_for(exec, needed, team);
   s.span = is_device_space_v<ExecSpace> ? 0 : (pairs + league - 1) / league;
   const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(s.M * s.N);
   const int level = scratch_level_for<ExecSpace>(bytes);
