@@ -1089,6 +1089,7 @@ bool tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type 
   f.MT = (f.M + Tile - 1) / Tile;
   f.NT = (f.N + Tile - 1) / Tile;
   f.tiles = f.MT * f.NT;
+  if (f.tiles > F::kTeam) return false;  // small tiles on wide shapes: more tiles than threads
   f.groups = F::kTeam / f.tiles;
   f.W = f.M + f.N;
   f.AW = Tile * f.MT;
@@ -1131,17 +1132,24 @@ void tsmttsm_kokkos(const ExecSpace& exec, bool conj, typename ViewC::non_const_
     // on the GPU: staged blocks, two or more blocks' loads in flight"):
     // blocks staged in team scratch by the whole team. Double where both
     // sides exceed 8: 4 x 4 tiles, two teams an SM, two blocks in flight a
-    // team; from 48, 8 x 8 tiles, one team, three blocks. Complex from 8: 4 x
-    // 4 tiles, four blocks in flight. Below those sides the unstaged kernel
-    // is faster. TESSERA_TSM_PORTABLE_STAGE (0 | 1), _STAGE_LOADS (1..8)
-    // and _TILE (4 | 8) override, for benchmarks.
+    // team; from 48, 8 x 8 tiles, one team, three blocks; where neither
+    // side exceeds 6, 1 x 1 tiles up to 2, 2 x 2 tiles above (section
+    // "Portable kernels at small sides": 1.10-1.66x the unstaged kernel).
+    // Complex from 8: 4 x 4 tiles, four blocks in flight. At the other
+    // shapes the unstaged kernel is faster. TESSERA_TSM_PORTABLE_STAGE (0 |
+    // 1), _STAGE_LOADS (1..8) and _TILE (1 | 2 | 4 | 8) override, for
+    // benchmarks.
     const PortableOverrides& o = portable_overrides();
     const int loads = o.stage_loads ? *o.stage_loads : 8;
     if constexpr (std::is_same_v<T, double>) {
-      const bool stage = o.stage ? *o.stage == 1 : lo > 8;
-      const int tile = o.tile ? (*o.tile == 8 ? 8 : 4) : (lo >= 48 ? 8 : 4);
-      if (stage && (tile == 8 ? tsmttsm_staged<8, 8, 3, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
-                              : tsmttsm_staged<4, 8, 2, false, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, B, C, loads)))
+      const int hi = M < N ? N : M;
+      const bool stage = o.stage ? *o.stage == 1 : lo > 8 || hi <= 6;
+      const int tile = o.tile ? *o.tile : (lo >= 48 ? 8 : lo > 8 ? 4 : hi <= 2 ? 1 : 2);
+      using Two = Kokkos::LaunchBounds<256, 2>;
+      if (stage && (tile == 8   ? tsmttsm_staged<8, 8, 3, false, Kokkos::LaunchBounds<256, 1>>(exec, alpha, A, B, C, loads)
+                    : tile == 1 ? tsmttsm_staged<1, 8, 2, false, Two>(exec, alpha, A, B, C, loads)
+                    : tile == 2 ? tsmttsm_staged<2, 8, 2, false, Two>(exec, alpha, A, B, C, loads)
+                                : tsmttsm_staged<4, 8, 2, false, Two>(exec, alpha, A, B, C, loads)))
         return;
     } else {
       const bool stage = o.stage ? *o.stage == 1 : lo >= 8;
@@ -1628,6 +1636,125 @@ bool tsmm_staged(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   return true;
 }
 
+// GPUs, double, small N: the team stages blocks of A's rows in team scratch
+// as they lie in memory (a row of M values, padded to an odd stride where
+// that fits, so that a warp's reads of up to 16 rows hit distinct banks;
+// 40 KiB of scratch a team in Kokkos 3.4), Ahead blocks' loads in
+// flight in registers, two buffers, one barrier a block (staged_pipeline).
+// Thread t owns column n = t mod N of rows t / N + j G (G = 256 / N rows a
+// pass, j < J): its tile is J rows x one column, so a warp's stores of B are
+// consecutive, where the staged tile kernel's 4 columns of one row leave a
+// warp's stores 32-64 bytes apart at N <= 8 (a quarter to half of each
+// 32-byte sector written per store instruction).
+template <class ExecSpace, class ViewA, class ViewC, class ViewB, int J, int P, int Ahead>
+struct TsmmFlat {
+  using T = typename ViewB::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  static constexpr int kTeam = 256;
+
+  ViewA A;
+  ViewC C;
+  ViewB B;
+  T alpha, beta;
+  int M, N;
+  int MS;          // elements a staged row: M, or M + 1 when M is even, > 2 and it fits
+  int G;           // rows a pass of the team's tiles: kTeam / N
+  int rows;        // rows a block: J G (the last block of A may hold fewer)
+  int loads;       // loads a thread a block: ceil(rows M / kTeam) <= P
+  Index K, blocks;
+
+  KOKKOS_INLINE_FUNCTION std::size_t scratch_elems() const {
+    return std::size_t(M) * N + std::size_t(2) * rows * MS;
+  }
+
+  // Thread r loads elements e = r, r + kTeam, ... of the block's rows x M
+  // values: row er[j] = e / M (the same in every block), column e - er[j] M.
+  KOKKOS_INLINE_FUNCTION void fetch(int r, const int (&er)[P], Index b, T (&v)[P]) const {
+    const Index k0 = b * rows;
+    const Index left = b < blocks ? K - k0 : Index(0);
+    const int lim = left < Index(rows) ? int(left) : rows;
+    for (int j = 0; j < P; ++j)
+      v[j] = j < loads && er[j] < lim ? A(k0 + er[j], r + j * kTeam - er[j] * M) : T(0);
+  }
+  KOKKOS_INLINE_FUNCTION void stage(int r, const int (&er)[P], T* buf, const T (&v)[P]) const {
+    for (int j = 0; j < P; ++j)
+      if (j < loads && er[j] < rows) buf[r + j * kTeam + er[j] * (MS - M)] = v[j];
+  }
+
+  KOKKOS_INLINE_FUNCTION void compute(const T* buf, const T* cs, Index b, int r) const {
+    if (r >= G * N) return;
+    const int n = r % N, q = r / N;
+    T acc[J];
+    for (int j = 0; j < J; ++j) acc[j] = T(0);
+    const T* pa = buf + q * MS;
+    for (int m = 0; m < M; ++m) {
+      const T c = cs[m * N + n];
+      for (int j = 0; j < J; ++j) acc[j] += pa[j * G * MS + m] * c;
+    }
+    const Index k0 = b * rows + q;
+    for (int j = 0; j < J; ++j) {
+      const Index k = k0 + Index(j) * G;
+      if (k < K) {
+        if (is_zero(beta))
+          B(k, n) = acc[j];
+        else
+          B(k, n) = acc[j] + beta * B(k, n);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    Scratch s(team.team_scratch(0), scratch_elems());
+    T* cs = s.data();
+    T* buf0 = cs + std::size_t(M) * N;
+    T* buf1 = buf0 + std::size_t(rows) * MS;
+    for (int e = r; e < M * N; e += ts) cs[e] = alpha * C(e / N, e % N);
+    int er[P];
+    for (int j = 0; j < P; ++j) er[j] = (r + j * kTeam) / M;
+    T v[Ahead][P];
+    staged_pipeline(
+        team, v, buf0, buf1, l, L, blocks, [&](const T* buf, Index b) { compute(buf, cs, b, r); },
+        [&](T* buf, const T(&w)[P]) { stage(r, er, buf, w); }, [&](Index b, T(&w)[P]) { fetch(r, er, b, w); });
+  }
+};
+
+// Launches the flat TSMM kernel; returns false (launching nothing) where it
+// does not apply: rows of A without unit column stride, or a scratch that
+// holds neither alpha C and two blocks of J G rows within P loads a thread.
+template <int J, int P, int Ahead, class Bounds, class ExecSpace, class ViewA, class ViewC, class ViewB>
+bool tsmm_flat(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
+               typename ViewB::non_const_value_type beta, const ViewB& B) {
+  using F = TsmmFlat<ExecSpace, ViewA, ViewC, ViewB, J, P, Ahead>;
+  using T = typename F::T;
+  F f{A, C, B, alpha, beta};
+  f.M = int(A.extent(1));
+  f.N = int(B.extent(1));
+  if (f.M > 1 && A.stride(1) != 1) return false;
+  f.K = Index(B.extent(0));
+  f.G = F::kTeam / f.N;
+  f.rows = J * f.G;
+  f.loads = (f.rows * f.M + F::kTeam - 1) / F::kTeam;
+  if (f.loads > P) return false;
+  // Rows padded to an odd stride where that still fits (not at M = N = 4).
+  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  f.MS = f.M % 2 == 0 && f.M > 2 ? f.M + 1 : f.M;
+  if (sizeof(T) * f.scratch_elems() > limit) f.MS = f.M;
+  if (sizeof(T) * f.scratch_elems() > limit) return false;
+  f.blocks = (f.K + f.rows - 1) / f.rows;
+  const Index league = league_for(exec, f.blocks, F::kTeam);
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
+  Kokkos::parallel_for("tessera::tsm::tsmm_flat",
+                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
+                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       f);
+  return true;
+}
+
 // B = alpha A C + beta B. Extents checked by the caller.
 template <class ExecSpace, class ViewA, class ViewC, class ViewB>
 void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
@@ -1641,18 +1768,25 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   }
   if constexpr (is_device_space_v<ExecSpace> && std::is_same_v<T, double>) {
     // GPUs, double, rows of A of unit column stride: A staged in team
-    // scratch (TsmmStaged; H200, docs/perf/tsm.md "Portable TSMM on the GPU:
-    // A staged in team scratch": 1.02-1.75x the unstaged kernel from M = N =
-    // 4 and at every M != N measured, 1.05x at 1, 0.92x at M = N = 2, which
-    // keeps the unstaged kernel). Where C and two blocks do not fit in the
-    // scratch (M = N = 64) the unstaged kernel runs too.
-    // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 | 1) and _STAGE_LOADS override, for
-    // benchmarks.
+    // scratch (H200, docs/perf/tsm.md "Portable kernels at small sides" and
+    // "Portable TSMM on the GPU"). N <= 24: the flat kernel (TsmmFlat: a
+    // thread's tile is rows of one column, a warp's stores consecutive;
+    // 1.06-2.4x the tile kernel at M = N = 1..24, 3 x 17 and 64 x 8), 8 rows
+    // a tile where M <= N, one where 4N <= M <= 8N. Otherwise the tile
+    // kernel (TsmmStaged: 2 x 4 tiles; 1.02-1.75x the
+    // unstaged kernel from M = N = 4), and where neither fits in the scratch
+    // (M = N = 64) the unstaged kernel. TESSERA_TSM_PORTABLE_TSMM_STAGE (0
+    // unstaged | 1 tile | 2 flat) and _STAGE_LOADS override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
     const int M = int(A.extent(1)), N = int(B.extent(1));
-    const bool stage = o.tsmm_stage ? *o.tsmm_stage == 1 : !(M == 2 && N == 2);
+    using Bounds = Kokkos::LaunchBounds<256, 2>;
+    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 24 ? 2 : 1);
+    if (pick == 2) {
+      if (M <= N && tsmm_flat<8, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+      if (M >= 4 * N && M <= 8 * N && tsmm_flat<1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+    }
     const int loads = o.stage_loads ? *o.stage_loads : 8;
-    if (stage && tsmm_staged<2, 8, 2, Kokkos::LaunchBounds<256, 2>>(exec, alpha, A, C, beta, B, loads)) return;
+    if (pick >= 1 && tsmm_staged<2, 8, 2, Bounds>(exec, alpha, A, C, beta, B, loads)) return;
   }
   TsmmShape s;
   s.M = int(A.extent(1));
