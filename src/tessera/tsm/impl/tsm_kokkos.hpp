@@ -909,6 +909,19 @@ Index league_for(const ExecSpace& exec, Index work, int team) {
   return work < slots ? work : (slots > 0 ? slots : 1);
 }
 
+// Launches a staged kernel F (its blocks already counted): a league sized
+// for them, teams of F::kTeam with F's level-0 scratch.
+template <class Bounds, class ExecSpace, class F>
+void launch_staged(const ExecSpace& exec, const char* name, const F& f) {
+  using T = typename F::T;
+  const Index league = league_for(exec, f.blocks, F::kTeam);
+  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
+  Kokkos::parallel_for(name,
+                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
+                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       f);
+}
+
 // The staged kernels' pipeline, one barrier a block: the team's blocks are
 // first, first + L, ... below `blocks`. Step S computes block b from buffer
 // S mod 2, stages block b + L from register array (S + 1) mod Ahead into the
@@ -1102,12 +1115,7 @@ bool tsmttsm_staged(const ExecSpace& exec, typename ViewC::non_const_value_type 
   if (f.loads > fit) f.loads = fit;
   f.block_rows = f.loads * f.rows_per_pass;
   f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
-  const Index league = league_for(exec, f.blocks, F::kTeam);
-  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
-  Kokkos::parallel_for("tessera::tsm::tsmttsm_staged",
-                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
-                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
-                       f);
+  launch_staged<Bounds>(exec, "tessera::tsm::tsmttsm_staged", f);
   return true;
 }
 
@@ -1627,12 +1635,7 @@ bool tsmm_staged(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   if (f.loads == 0) return false;
   f.tiles = f.block_rows / F::kRows * f.NT;
   f.blocks = (f.K + f.block_rows - 1) / f.block_rows;
-  const Index league = league_for(exec, f.blocks, F::kTeam);
-  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
-  Kokkos::parallel_for("tessera::tsm::tsmm_staged",
-                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
-                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
-                       f);
+  launch_staged<Bounds>(exec, "tessera::tsm::tsmm_staged", f);
   return true;
 }
 
@@ -1746,12 +1749,7 @@ bool tsmm_flat(const ExecSpace& exec, typename ViewB::non_const_value_type alpha
   if (sizeof(T) * f.scratch_elems() > limit) f.MS = f.M;
   if (sizeof(T) * f.scratch_elems() > limit) return false;
   f.blocks = (f.K + f.rows - 1) / f.rows;
-  const Index league = league_for(exec, f.blocks, F::kTeam);
-  const std::size_t bytes = Kokkos::View<T*, typename ExecSpace::scratch_memory_space>::shmem_size(f.scratch_elems());
-  Kokkos::parallel_for("tessera::tsm::tsmm_flat",
-                       Kokkos::TeamPolicy<ExecSpace, Bounds>(exec, int(league), F::kTeam)
-                           .set_scratch_size(0, Kokkos::PerTeam(bytes)),
-                       f);
+  launch_staged<Bounds>(exec, "tessera::tsm::tsmm_flat", f);
   return true;
 }
 
