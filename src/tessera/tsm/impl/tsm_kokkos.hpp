@@ -605,10 +605,10 @@ int touch_pieces(int cols) {
 
 // Benchmark overrides of the portable GPU kernels' settings, read from the
 // environment once (not on every call): TESSERA_TSM_PORTABLE_TILE, _TOUCH,
-// _BLOCK_KB, _AHEAD, _TSMM_TOUCH, _STAGE, _STAGE_LOADS and _TSMM_STAGE, as
-// integers.
+// _BLOCK_KB, _AHEAD, _TSMM_TOUCH, _STAGE, _STAGE_LOADS, _TSMM_STAGE and
+// _TSMM_COLS, as integers.
 struct PortableOverrides {
-  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch, stage, stage_loads, tsmm_stage;
+  std::optional<int> tile, touch, block_kb, ahead, tsmm_touch, stage, stage_loads, tsmm_stage, tsmm_cols;
 };
 inline const PortableOverrides& portable_overrides() {
   static const PortableOverrides o = [] {
@@ -624,6 +624,7 @@ inline const PortableOverrides& portable_overrides() {
     read("TESSERA_TSM_PORTABLE_STAGE", p.stage);
     read("TESSERA_TSM_PORTABLE_STAGE_LOADS", p.stage_loads);
     read("TESSERA_TSM_PORTABLE_TSMM_STAGE", p.tsmm_stage);
+    read("TESSERA_TSM_PORTABLE_TSMM_COLS", p.tsmm_cols);
     return p;
   }();
   return o;
@@ -1644,12 +1645,14 @@ bool tsmm_staged(const ExecSpace& exec, typename ViewB::non_const_value_type alp
 // that fits, so that a warp's reads of up to 16 rows hit distinct banks;
 // 40 KiB of scratch a team in Kokkos 3.4), Ahead blocks' loads in
 // flight in registers, two buffers, one barrier a block (staged_pipeline).
-// Thread t owns column n = t mod N of rows t / N + j G (G = 256 / N rows a
-// pass, j < J): its tile is J rows x one column, so a warp's stores of B are
+// Thread t owns columns n, n + NH, ... (Cols of them; n = t mod NH, NH =
+// ceil(N / Cols)) of rows t / NH + j G (G = 256 / NH rows a pass, j < J):
+// its tile is J rows x Cols columns, so a warp's stores of B are
 // consecutive, where the staged tile kernel's 4 columns of one row leave a
 // warp's stores 32-64 bytes apart at N <= 8 (a quarter to half of each
-// 32-byte sector written per store instruction).
-template <class ExecSpace, class ViewA, class ViewC, class ViewB, int J, int P, int Ahead>
+// 32-byte sector written per store instruction). Per column of A: Cols
+// loads of alpha C and J of A for J Cols FMAs.
+template <class ExecSpace, class ViewA, class ViewC, class ViewB, int J, int Cols, int P, int Ahead>
 struct TsmmFlat {
   using T = typename ViewB::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -1664,13 +1667,15 @@ struct TsmmFlat {
   T alpha, beta;
   int M, N;
   int MS;          // elements a staged row: M, or M + 1 when M is even, > 2 and it fits
-  int G;           // rows a pass of the team's tiles: kTeam / N
+  int NH;          // column groups: ceil(N / Cols); a thread's columns are n, n + NH, ...
+  int CW;          // elements a row of alpha C in scratch: NH Cols, zero past N
+  int G;           // rows a pass of the team's tiles: kTeam / NH
   int rows;        // rows a block: J G (the last block of A may hold fewer)
   int loads;       // loads a thread a block: ceil(rows M / kTeam) <= P
   Index K, blocks;
 
   KOKKOS_INLINE_FUNCTION std::size_t scratch_elems() const {
-    return std::size_t(M) * N + std::size_t(2) * rows * MS;
+    return std::size_t(M) * CW + std::size_t(2) * rows * MS;
   }
 
   // Thread r loads elements e = r, r + kTeam, ... of the block's rows x M
@@ -1688,24 +1693,31 @@ struct TsmmFlat {
   }
 
   KOKKOS_INLINE_FUNCTION void compute(const T* buf, const T* cs, Index b, int r) const {
-    if (r >= G * N) return;
-    const int n = r % N, q = r / N;
-    T acc[J];
-    for (int j = 0; j < J; ++j) acc[j] = T(0);
+    if (r >= G * NH) return;
+    const int n = r % NH, q = r / NH;
+    T acc[J][Cols];
+    for (int j = 0; j < J; ++j)
+      for (int c = 0; c < Cols; ++c) acc[j][c] = T(0);
     const T* pa = buf + q * MS;
     for (int m = 0; m < M; ++m) {
-      const T c = cs[m * N + n];
-      for (int j = 0; j < J; ++j) acc[j] += pa[j * G * MS + m] * c;
+      T cv[Cols];
+      for (int c = 0; c < Cols; ++c) cv[c] = cs[m * CW + n + c * NH];
+      for (int j = 0; j < J; ++j) {
+        const T a = pa[j * G * MS + m];
+        for (int c = 0; c < Cols; ++c) acc[j][c] += a * cv[c];
+      }
     }
     const Index k0 = b * rows + q;
     for (int j = 0; j < J; ++j) {
       const Index k = k0 + Index(j) * G;
-      if (k < K) {
-        if (is_zero(beta))
-          B(k, n) = acc[j];
-        else
-          B(k, n) = acc[j] + beta * B(k, n);
-      }
+      if (k < K)
+        for (int c = 0; c < Cols; ++c)
+          if (n + c * NH < N) {
+            if (is_zero(beta))
+              B(k, n + c * NH) = acc[j][c];
+            else
+              B(k, n + c * NH) = acc[j][c] + beta * B(k, n + c * NH);
+          }
     }
   }
 
@@ -1714,9 +1726,9 @@ struct TsmmFlat {
     const Index l = team.league_rank(), L = team.league_size();
     Scratch s(team.team_scratch(0), scratch_elems());
     T* cs = s.data();
-    T* buf0 = cs + std::size_t(M) * N;
+    T* buf0 = cs + std::size_t(M) * CW;
     T* buf1 = buf0 + std::size_t(rows) * MS;
-    for (int e = r; e < M * N; e += ts) cs[e] = alpha * C(e / N, e % N);
+    for (int e = r; e < M * CW; e += ts) cs[e] = e % CW < N ? alpha * C(e / CW, e % CW) : T(0);
     int er[P];
     for (int j = 0; j < P; ++j) er[j] = (r + j * kTeam) / M;
     T v[Ahead][P];
@@ -1729,17 +1741,19 @@ struct TsmmFlat {
 // Launches the flat TSMM kernel; returns false (launching nothing) where it
 // does not apply: rows of A without unit column stride, or a scratch that
 // holds neither alpha C and two blocks of J G rows within P loads a thread.
-template <int J, int P, int Ahead, class Bounds, class ExecSpace, class ViewA, class ViewC, class ViewB>
+template <int J, int Cols, int P, int Ahead, class Bounds, class ExecSpace, class ViewA, class ViewC, class ViewB>
 bool tsmm_flat(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
                typename ViewB::non_const_value_type beta, const ViewB& B) {
-  using F = TsmmFlat<ExecSpace, ViewA, ViewC, ViewB, J, P, Ahead>;
+  using F = TsmmFlat<ExecSpace, ViewA, ViewC, ViewB, J, Cols, P, Ahead>;
   using T = typename F::T;
   F f{A, C, B, alpha, beta};
   f.M = int(A.extent(1));
   f.N = int(B.extent(1));
   if (f.M > 1 && A.stride(1) != 1) return false;
   f.K = Index(B.extent(0));
-  f.G = F::kTeam / f.N;
+  f.NH = (f.N + Cols - 1) / Cols;
+  f.CW = f.NH * Cols;
+  f.G = F::kTeam / f.NH;
   f.rows = J * f.G;
   f.loads = (f.rows * f.M + F::kTeam - 1) / F::kTeam;
   if (f.loads > P) return false;
@@ -1767,21 +1781,25 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   if constexpr (is_device_space_v<ExecSpace> && std::is_same_v<T, double>) {
     // GPUs, double, rows of A of unit column stride: A staged in team
     // scratch (H200, docs/perf/tsm.md "Portable kernels at small sides" and
-    // "Portable TSMM on the GPU"). N <= 24: the flat kernel (TsmmFlat: a
-    // thread's tile is rows of one column, a warp's stores consecutive;
-    // 1.06-2.4x the tile kernel at M = N = 1..24, 3 x 17 and 64 x 8), 8 rows
-    // a tile where M <= N, one where 4N <= M <= 8N. Otherwise the tile
-    // kernel (TsmmStaged: 2 x 4 tiles; 1.02-1.75x the
-    // unstaged kernel from M = N = 4), and where neither fits in the scratch
-    // (M = N = 64) the unstaged kernel. TESSERA_TSM_PORTABLE_TSMM_STAGE (0
-    // unstaged | 1 tile | 2 flat) and _STAGE_LOADS override, for benchmarks.
+    // "Portable TSMM on the GPU"). N <= 32: the flat kernel (TsmmFlat: a
+    // thread's tile is rows of one or two columns, a warp's stores
+    // consecutive; 1.09-2.4x the tile kernel at M = N = 1..32, 3 x 17 and 64
+    // x 8): 4 rows x 2 columns where M >= 8 and 8 <= N <= 28 (1.01-1.11x one
+    // column there), else 8 rows x 1 column where M <= N, 1 row where 4N <= M
+    // <= 8N. Otherwise the tile kernel (TsmmStaged: 2 x 4 tiles; 1.02-1.75x
+    // the unstaged kernel from M = N = 4), and where neither fits in the
+    // scratch (M = N = 64) the unstaged kernel.
+    // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 unstaged | 1 tile | 2 flat),
+    // _TSMM_COLS (1 | 2) and _STAGE_LOADS override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
     const int M = int(A.extent(1)), N = int(B.extent(1));
     using Bounds = Kokkos::LaunchBounds<256, 2>;
-    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 24 ? 2 : 1);
+    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 32 ? 2 : 1);
+    const bool wide = o.tsmm_cols ? *o.tsmm_cols == 2 : M >= 8 && N >= 8 && N <= 28;
     if (pick == 2) {
-      if (M <= N && tsmm_flat<8, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
-      if (M >= 4 * N && M <= 8 * N && tsmm_flat<1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+      if (wide && M <= N && tsmm_flat<4, 2, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+      if (M <= N && tsmm_flat<8, 1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+      if (M >= 4 * N && M <= 8 * N && tsmm_flat<1, 1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
     }
     const int loads = o.stage_loads ? *o.stage_loads : 8;
     if (pick >= 1 && tsmm_staged<2, 8, 2, Bounds>(exec, alpha, A, C, beta, B, loads)) return;
