@@ -123,10 +123,20 @@ double llc_bytes(Platform p);
 // platform's last-level cache, at most 2^28. The 16-core Xeon's 300 MiB LLC
 // held most of the sum's single M array: its read ceiling read 83-121 GB/s
 // from run to run, and DRAM-bound rows 68-79% of whatever it was.
+// The STREAM workload's process peaks at about 64 bytes an element (its
+// arrays, host copies and reference: 16.8 GB at 2^28), so n stays within
+// a sixth of the host's memory (two processes side by side, as under ctest
+// -j2, and room for others; 2^28 on the GPU machines' 128 GiB hosts): a VM
+// that reports a 508 MiB LLC on a 24 GiB host was killed for memory at
+// 2^28. There, below four times the reported LLC, the ceiling may read
+// some cache.
 long long bandwidth_elements(Platform p) {
   long long n = 1LL << 25;
   const double want = 4.0 * llc_bytes(p) / sizeof(double);
   while (n < want && n < (1LL << 28)) n *= 2;
+  double free_bytes = 0, total_bytes = 0;
+  platform_memory(Platform::cpu, free_bytes, total_bytes);
+  while (total_bytes > 0 && n > (1LL << 20) && 64.0 * double(n) > total_bytes / 6) n /= 2;
   return n;
 }
 
@@ -198,8 +208,9 @@ double llc_bytes(Platform p) {
 // Bumped when the way a ceiling is measured changes, so that no cache entry
 // of the earlier method is read back (2: the GPU read ceiling of
 // measure_gpu_read; 3: the CPU FMA ceilings include the AVX2 + FMA chains;
-// 4: STREAM arrays of at least four times the last-level cache).
-constexpr int kCeilingsMethod = 4;
+// 4: STREAM arrays of at least four times the last-level cache; 5: within
+// a sixth of the host's memory).
+constexpr int kCeilingsMethod = 5;
 
 std::string cache_key(Platform p) {
   const auto& b = build_info();
