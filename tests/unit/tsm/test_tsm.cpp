@@ -173,18 +173,21 @@ TYPED_TEST(Tsm, RectangularGrid) {
 // every TSMM group several row pairs or blocks, so the touches of what comes
 // next and the staged kernels' pipelines (1 x 1, 2 x 2, 4 x 4 and 8 x 8
 // tiles double, complex; flat TSMM of 8 rows, of 4 rows x 2 columns and of
-// one row a tile) run; strided rows as well. The host kernels' blocks are
+// one row a tile; paired TSMM) run; strided rows as well. The host kernels' blocks are
 // covered by the sweeps.
 TYPED_TEST(Tsm, ManyBlocksPerTeam) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     const auto seed = tessera::test::fresh_seed();
     for (auto [M, N, K] : {std::tuple{32, 32, 600011}, std::tuple{5, 9, 1200007}, std::tuple{24, 20, 700001},
                            std::tuple{56, 48, 300007}, std::tuple{2, 2, 5000011}, std::tuple{4, 4, 1200007},
-                           std::tuple{64, 8, 600011}, std::tuple{16, 16, 300007}}) {
+                           std::tuple{64, 8, 600011}, std::tuple{16, 16, 300007}, std::tuple{21, 28, 400009}}) {
       check_tsmttsm<double, TypeParam, Portable>(Case{M, N, K}, seed + M + N);
       check_tsmttsm<double, TypeParam, Portable>(Case{M, N, K / 4, false, Lay::stride}, seed + M + N + 1);
       check_tsmm<double, TypeParam, Portable>(Case{M, N, K / 2}, seed + M + N + 2);
     }
+    // The paired TSMM kernel's scalar stores (B's rows not 16-byte pairs).
+    check_tsmm<double, TypeParam, Portable>(Case{24, 24, 200003, false, Lay::stride}, seed + 6);
+    check_tsmm<double, TypeParam, Portable>(Case{20, 25, 200003, false, Lay::left}, seed + 7);
     check_tsmttsm<zc, TypeParam, Portable>(Case{16, 16, 300007, true}, seed + 3);
     check_tsmttsm<zc, TypeParam, Portable>(Case{24, 20, 200003}, seed + 5);
     check_tsmm<zc, TypeParam, Portable>(Case{16, 16, 300007}, seed + 4);

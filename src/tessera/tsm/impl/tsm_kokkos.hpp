@@ -79,6 +79,25 @@ KOKKOS_INLINE_FUNCTION bool is_zero(const T& x) {
   return x == T(0);
 }
 
+// Two doubles loaded or stored by one 16-byte instruction.
+template <class T>
+struct alignas(2 * sizeof(T)) Pair {
+  T x, y;
+};
+
+// The flat staged kernels' loads of block b (rows of A x M values, rows
+// rows a block): thread r loads elements e = r, r + team, ... of the block,
+// coalesced; row er[j] = e / M (the same in every block), column e - er[j]
+// M. Nothing past K or past the last block.
+template <int Team, int P, class F, class T>
+KOKKOS_INLINE_FUNCTION void fetch_flat_block(const F& f, int r, const int (&er)[P], Index b, T (&v)[P]) {
+  const Index k0 = b * f.rows;
+  const Index left = b < f.blocks ? f.K - k0 : Index(0);
+  const int lim = left < Index(f.rows) ? int(left) : f.rows;
+  for (int j = 0; j < P; ++j)
+    v[j] = j < f.loads && er[j] < lim ? f.A(k0 + er[j], r + j * Team - er[j] * f.M) : T(0);
+}
+
 // X = beta X (beta = 0: X = 0, X never read). Any rank-2 View.
 template <class View>
 struct ScaleMatrix {
@@ -1511,9 +1530,7 @@ struct TsmmStaged {
   int tiles;          // block_rows / kRows * NT
   Index K, blocks;
 
-  struct alignas(16) Two {
-    T x, y;
-  };
+  using Two = Pair<T>;
 
   // A staged column: 16 bytes past a multiple of 128, so that a warp's
   // stores of consecutive columns of one row spread over the banks.
@@ -1678,14 +1695,8 @@ struct TsmmFlat {
     return std::size_t(M) * CW + std::size_t(2) * rows * MS;
   }
 
-  // Thread r loads elements e = r, r + kTeam, ... of the block's rows x M
-  // values: row er[j] = e / M (the same in every block), column e - er[j] M.
   KOKKOS_INLINE_FUNCTION void fetch(int r, const int (&er)[P], Index b, T (&v)[P]) const {
-    const Index k0 = b * rows;
-    const Index left = b < blocks ? K - k0 : Index(0);
-    const int lim = left < Index(rows) ? int(left) : rows;
-    for (int j = 0; j < P; ++j)
-      v[j] = j < loads && er[j] < lim ? A(k0 + er[j], r + j * kTeam - er[j] * M) : T(0);
+    fetch_flat_block<kTeam>(*this, r, er, b, v);
   }
   KOKKOS_INLINE_FUNCTION void stage(int r, const int (&er)[P], T* buf, const T (&v)[P]) const {
     for (int j = 0; j < P; ++j)
@@ -1767,6 +1778,155 @@ bool tsmm_flat(const ExecSpace& exec, typename ViewB::non_const_value_type alpha
   return true;
 }
 
+// GPUs, double, 8 <= M <= N <= 32: the team stages blocks of A transposed (a
+// column of the block's rows contiguous), so that a thread's J consecutive
+// rows of one column are J / 2 16-byte shared loads, and alpha C row by row,
+// so that its two adjacent columns 2n, 2n + 1 are one. Thread t owns rows q J
+// .. q J + J - 1 (q = t / NH) of columns 2n, 2n + 1 (n = t mod NH, NH =
+// ceil(N / 2)): per column of A J / 2 + 1 loads for 2 J FMAs, against J + 2
+// in the flat kernel's 4 x 2 tile; a warp's 16-byte stores of B cover whole
+// rows. A staged column holds the block's J G rows padded to RS = 2 mod 4
+// values, so that a warp's staging stores of consecutive columns of one row
+// fall into 8 of the 16 8-byte banks (a column rotated by its index instead
+// ran 1.02-1.08x slower at 20..32, in another run: index arithmetic a
+// load).
+template <class ExecSpace, class ViewA, class ViewC, class ViewB, int J, int P, int Ahead>
+struct TsmmPaired {
+  using T = typename ViewB::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static_assert(sizeof(T) == 8 && J % 2 == 0, "16-byte pairs of double");
+
+  static constexpr int kTeam = 256;
+
+  using Two = Pair<T>;
+
+  ViewA A;
+  ViewC C;
+  ViewB B;
+  T alpha, beta;
+  int M, N;
+  int NH;          // column pairs: ceil(N / 2)
+  int G;           // row groups a block (G NH <= kTeam; fewer where the scratch is short)
+  int rows;        // rows a block: J G
+  int RS;          // elements a staged column: the rows padded to 2 mod 4
+  int loads;       // loads a thread a block: ceil(rows M / kTeam) <= P
+  bool pair_rows;  // B's rows are 16-byte aligned pairs: stores of two columns at once
+  Index K, blocks;
+
+  // Elements of team scratch: alpha C (M x 2 NH), two staged blocks, one more
+  // to align the pairs.
+  KOKKOS_INLINE_FUNCTION std::size_t scratch_elems() const {
+    return std::size_t(M) * 2 * NH + std::size_t(2) * M * RS + 1;
+  }
+
+  // Loads as the flat kernel's (fetch_flat_block); staged at so[j] (-1: none).
+  KOKKOS_INLINE_FUNCTION void fetch(int r, const int (&er)[P], Index b, T (&v)[P]) const {
+    fetch_flat_block<kTeam>(*this, r, er, b, v);
+  }
+  KOKKOS_INLINE_FUNCTION static void stage(const int (&so)[P], T* buf, const T (&v)[P]) {
+    for (int j = 0; j < P; ++j)
+      if (so[j] >= 0) buf[so[j]] = v[j];
+  }
+
+  KOKKOS_INLINE_FUNCTION void store(Index k, int c, const T& x, const T& y) const {
+    if (pair_rows) {
+      Two& o = reinterpret_cast<Two*>(&B(k, 0))[c / 2];
+      if (is_zero(beta)) {
+        o = Two{x, y};
+      } else {
+        const Two w = o;
+        o = Two{x + beta * w.x, y + beta * w.y};
+      }
+      return;
+    }
+    for (int i = 0; i < 2 && c + i < N; ++i) {
+      const T u = i == 0 ? x : y;
+      if (is_zero(beta))
+        B(k, c + i) = u;
+      else
+        B(k, c + i) = u + beta * B(k, c + i);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void compute(const T* buf, const T* cs, Index b, int r) const {
+    if (r >= G * NH) return;
+    const int n = r % NH, q = r / NH, P2 = RS / 2;
+    T acc[J][2];
+    for (int i = 0; i < J; ++i) acc[i][0] = acc[i][1] = T(0);
+    const Two* pa = reinterpret_cast<const Two*>(buf) + q * (J / 2);
+    const Two* pc = reinterpret_cast<const Two*>(cs) + n;
+    for (int m = 0; m < M; ++m, pa += P2, pc += NH) {
+      const Two c = *pc;
+      for (int h = 0; h < J / 2; ++h) {
+        const Two a = pa[h];
+        acc[2 * h][0] += a.x * c.x;
+        acc[2 * h][1] += a.x * c.y;
+        acc[2 * h + 1][0] += a.y * c.x;
+        acc[2 * h + 1][1] += a.y * c.y;
+      }
+    }
+    const Index k0 = b * rows + q * J;
+    for (int i = 0; i < J; ++i)
+      if (k0 + i < K) store(k0 + i, 2 * n, acc[i][0], acc[i][1]);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int r = team.team_rank(), ts = team.team_size();
+    const Index l = team.league_rank(), L = team.league_size();
+    Scratch s(team.team_scratch(0), scratch_elems());
+    T* cs = s.data();
+    if (reinterpret_cast<std::uintptr_t>(cs) % sizeof(Two) != 0) ++cs;
+    T* buf0 = cs + std::size_t(M) * 2 * NH;
+    T* buf1 = buf0 + std::size_t(M) * RS;
+    for (int e = r; e < M * 2 * NH; e += ts) {  // the column past an odd N zero
+      const int m = e / (2 * NH), c = e % (2 * NH);
+      cs[e] = c < N ? alpha * C(m, c) : T(0);
+    }
+    int er[P], so[P];
+    for (int j = 0; j < P; ++j) {
+      const int e = r + j * kTeam, row = e / M, col = e - row * M;
+      er[j] = row;
+      so[j] = j < loads && row < rows ? col * RS + row : -1;
+    }
+    T v[Ahead][P];
+    staged_pipeline(
+        team, v, buf0, buf1, l, L, blocks, [&](const T* buf, Index b) { compute(buf, cs, b, r); },
+        [&](T* buf, const T(&w)[P]) { stage(so, buf, w); }, [&](Index b, T(&w)[P]) { fetch(r, er, b, w); });
+  }
+};
+
+// Launches the paired TSMM kernel; returns false (launching nothing) where
+// it does not apply: rows of A without unit column stride, or a scratch that
+// holds neither alpha C and two blocks of J rows within P loads a thread.
+// The row groups shrink from kTeam / NH until the blocks fit.
+template <int J, int P, int Ahead, class Bounds, class ExecSpace, class ViewA, class ViewC, class ViewB>
+bool tsmm_paired(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
+                 typename ViewB::non_const_value_type beta, const ViewB& B) {
+  using F = TsmmPaired<ExecSpace, ViewA, ViewC, ViewB, J, P, Ahead>;
+  using T = typename F::T;
+  F f{A, C, B, alpha, beta};
+  f.M = int(A.extent(1));
+  f.N = int(B.extent(1));
+  if (f.M > 1 && A.stride(1) != 1) return false;
+  f.K = Index(B.extent(0));
+  f.NH = (f.N + 1) / 2;
+  const std::size_t limit = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  for (f.G = F::kTeam / f.NH; f.G >= 1; --f.G) {
+    f.rows = J * f.G;
+    f.RS = f.rows % 4 == 0 ? f.rows + 2 : f.rows;  // rows is even
+    f.loads = (f.rows * f.M + F::kTeam - 1) / F::kTeam;
+    if (f.loads <= P && sizeof(T) * f.scratch_elems() <= limit) break;
+  }
+  if (f.G < 1) return false;
+  f.pair_rows = f.N % 2 == 0 && B.stride(1) == 1 && B.stride(0) % 2 == 0 &&
+                reinterpret_cast<std::uintptr_t>(B.data()) % sizeof(typename F::Two) == 0;
+  f.blocks = (f.K + f.rows - 1) / f.rows;
+  launch_staged<Bounds>(exec, "tessera::tsm::tsmm_paired", f);
+  return true;
+}
+
 // B = alpha A C + beta B. Extents checked by the caller.
 template <class ExecSpace, class ViewA, class ViewC, class ViewB>
 void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alpha, const ViewA& A, const ViewC& C,
@@ -1780,23 +1940,27 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
   }
   if constexpr (is_device_space_v<ExecSpace> && std::is_same_v<T, double>) {
     // GPUs, double, rows of A of unit column stride: A staged in team
-    // scratch (H200, docs/perf/tsm.md "Portable kernels at small sides" and
-    // "Portable TSMM on the GPU"). N <= 32: the flat kernel (TsmmFlat: a
-    // thread's tile is rows of one or two columns, a warp's stores
+    // scratch (H200, docs/perf/tsm.md "Portable TSMM: the paired kernel",
+    // "Portable kernels at small sides" and "Portable TSMM on the GPU").
+    // 8 <= M <= N <= 32: the paired kernel (TsmmPaired: 4 rows x 2 adjacent
+    // columns, 16-byte shared loads and stores; 1.04-1.18x the flat kernel
+    // at M = N = 12..32 and 24 x 32). Else N <= 32: the flat kernel (TsmmFlat:
+    // a thread's tile is rows of one or two columns, a warp's stores
     // consecutive; 1.09-2.4x the tile kernel at M = N = 1..32, 3 x 17 and 64
-    // x 8): 4 rows x 2 columns where M >= 8 and 8 <= N <= 28 (1.01-1.11x one
-    // column there), else 8 rows x 1 column where M <= N, 1 row where 4N <= M
-    // <= 8N. Otherwise the tile kernel (TsmmStaged: 2 x 4 tiles; 1.02-1.75x
-    // the unstaged kernel from M = N = 4), and where neither fits in the
-    // scratch (M = N = 64) the unstaged kernel.
-    // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 unstaged | 1 tile | 2 flat),
-    // _TSMM_COLS (1 | 2) and _STAGE_LOADS override, for benchmarks.
+    // x 8): 8 rows x 1 column where M <= N, 1 row where 4N <= M <= 8N (4 rows
+    // x 2 columns where forced, or where the paired kernel does not apply
+    // and M >= 8, 8 <= N <= 28). Otherwise the tile kernel (TsmmStaged: 2 x 4
+    // tiles; 1.02-1.75x the unstaged kernel from M = N = 4), and where
+    // neither fits in the scratch (M = N = 64) the unstaged kernel.
+    // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 unstaged | 1 tile | 2 flat | 3
+    // paired), _TSMM_COLS (1 | 2) and _STAGE_LOADS override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
     const int M = int(A.extent(1)), N = int(B.extent(1));
     using Bounds = Kokkos::LaunchBounds<256, 2>;
-    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 32 ? 2 : 1);
+    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 32 ? (M >= 8 && M <= N ? 3 : 2) : 1);
     const bool wide = o.tsmm_cols ? *o.tsmm_cols == 2 : M >= 8 && N >= 8 && N <= 28;
-    if (pick == 2) {
+    if (pick == 3 && tsmm_paired<4, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
+    if (pick >= 2) {
       if (wide && M <= N && tsmm_flat<4, 2, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
       if (M <= N && tsmm_flat<8, 1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
       if (M >= 4 * N && M <= 8 * N && tsmm_flat<1, 1, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
