@@ -1943,7 +1943,7 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
     // scratch (H200, docs/perf/tsm.md "Portable TSMM: the paired kernel",
     // "Portable kernels at small sides" and "Portable TSMM on the GPU").
     // 8 <= M <= N <= 32: the paired kernel (TsmmPaired: 4 rows x 2 adjacent
-    // columns, 16-byte shared loads and stores; 1.04-1.18x the flat kernel
+    // columns, 16-byte shared loads and stores; 1.06-1.29x the flat kernel
     // at M = N = 12..32 and 24 x 32). Else N <= 32: the flat kernel (TsmmFlat:
     // a thread's tile is rows of one or two columns, a warp's stores
     // consecutive; 1.09-2.4x the tile kernel at M = N = 1..32, 3 x 17 and 64
