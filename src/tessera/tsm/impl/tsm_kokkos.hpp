@@ -79,6 +79,15 @@ KOKKOS_INLINE_FUNCTION bool is_zero(const T& x) {
   return x == T(0);
 }
 
+// B(k, n) = v + beta B(k, n) (beta = 0: B(k, n) = v, B never read).
+template <class View, class T>
+KOKKOS_INLINE_FUNCTION void store_scaled(const View& B, Index k, int n, const T& v, const T& beta) {
+  if (is_zero(beta))
+    B(k, n) = v;
+  else
+    B(k, n) = v + beta * B(k, n);
+}
+
 // Two doubles loaded or stored by one 16-byte instruction.
 template <class T>
 struct alignas(2 * sizeof(T)) Pair {
@@ -1300,12 +1309,7 @@ struct TsmmTeam {
   TsmmShape s;
   int scratch_level;
 
-  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const {
-    if (is_zero(beta))
-      B(k, n) = v;
-    else
-      B(k, n) = v + beta * B(k, n);
-  }
+  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const { store_scaled(B, k, n, v, beta); }
 
   // CPUs, N < kTsmmOut (the chunks would be mostly guards): blocks of
   // kRows rows, one output column at a time, kRows independent product chains.
@@ -1555,12 +1559,7 @@ struct TsmmStaged {
         if (j < loads) buf[col * RS + row0 + j * rows_per_pass] = v[j];
   }
 
-  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const {
-    if (is_zero(beta))
-      B(k, n) = v;
-    else
-      B(k, n) = v + beta * B(k, n);
-  }
+  KOKKOS_INLINE_FUNCTION void store(Index k, int n, const T& v) const { store_scaled(B, k, n, v, beta); }
 
   // acc += (the tile's rows of one column of A) x (the tile's columns of that row of alpha C).
   KOKKOS_INLINE_FUNCTION static void fma_column(T (&acc)[kRows][kCols], const Two* pa, const T* pc, int nt) {
@@ -1723,7 +1722,8 @@ struct TsmmFlat {
       const Index k = k0 + Index(j) * G;
       if (k < K)
         for (int c = 0; c < Cols; ++c)
-          if (n + c * NH < N) {
+          if (n + c * NH < N) {  // store_scaled written out: through it nvcc schedules this kernel
+                                 // differently, not yet measured on a GPU
             if (is_zero(beta))
               B(k, n + c * NH) = acc[j][c];
             else
@@ -1841,13 +1841,7 @@ struct TsmmPaired {
       }
       return;
     }
-    for (int i = 0; i < 2 && c + i < N; ++i) {
-      const T u = i == 0 ? x : y;
-      if (is_zero(beta))
-        B(k, c + i) = u;
-      else
-        B(k, c + i) = u + beta * B(k, c + i);
-    }
+    for (int i = 0; i < 2 && c + i < N; ++i) store_scaled(B, k, c + i, i == 0 ? x : y, beta);
   }
 
   KOKKOS_INLINE_FUNCTION void compute(const T* buf, const T* cs, Index b, int r) const {
