@@ -111,19 +111,20 @@ __device__ __forceinline__ zcomplex acc_value(const Acc<zcomplex>& c, int j) {
   return zcomplex(c.p1[j] - c.p2[j], c.p3[j] - c.p1[j] - c.p2[j]);
 }
 
-// acc[i][j] += a[i] b[j] over a warp's WT x WT tiles of 8 x 8. On sm_90 with
-// WT even, tiles i and i + 1 of a column take one m16n8k4 (rows i of a[i],
-// rows 8 + i of a[i + 1], the same B fragment and accumulator layout): half
-// the DMMA instructions at twice the rate per flop.
-template <int WT>
-__device__ __forceinline__ void mma_block(Acc<double> (&acc)[WT][WT], const Frag<double> (&a)[WT],
-                                          const Frag<double> (&b)[WT]) {
+// acc[i][j] += a[i] b[j] over a warp's WT x WTN tiles of 8 x 8 (WTN = WT but
+// in the staged double kernel's wide warps). On sm_90 with WT even, tiles i
+// and i + 1 of a column take one m16n8k4 (rows i of a[i], rows 8 + i of
+// a[i + 1], the same B fragment and accumulator layout): half the DMMA
+// instructions at twice the rate per flop.
+template <int WT, int WTN>
+__device__ __forceinline__ void mma_block(Acc<double> (&acc)[WT][WTN], const Frag<double> (&a)[WT],
+                                          const Frag<double> (&b)[WTN]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (WT % 2 == 0) {
 #pragma unroll
     for (int i = 0; i < WT; i += 2)
 #pragma unroll
-      for (int j = 0; j < WT; ++j) {
+      for (int j = 0; j < WTN; ++j) {
         double d[4] = {acc[i][j].d0, acc[i][j].d1, acc[i + 1][j].d0, acc[i + 1][j].d1};
         dmma16(d, a[i].v, a[i + 1].v, b[j].v);
         acc[i][j].d0 = d[0], acc[i][j].d1 = d[1], acc[i + 1][j].d0 = d[2], acc[i + 1][j].d1 = d[3];
@@ -134,7 +135,7 @@ __device__ __forceinline__ void mma_block(Acc<double> (&acc)[WT][WT], const Frag
 #pragma unroll
     for (int i = 0; i < WT; ++i)
 #pragma unroll
-      for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < WTN; ++j) mma_acc(acc[i][j], a[i], b[j]);
   }
 }
 template <int WT>
@@ -287,7 +288,13 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // rows of A and of B (row strides padded to 4 mod 16 doubles: the four rows of a
 // fragment load start 32 bytes apart mod 128, so neither the 8-byte loads of 16
 // lanes nor the 16-byte loads of 8 lanes meet in a bank); every warp of the block reads its
-// fragments of a stage, the block's K slices taking alternate k4 steps.
+// fragments of a stage, the block's K slices taking alternate k4 steps. A warp
+// owns WT x WTN tiles of 8 x 8: square, or in double with N in 33..48 a strip
+// of 16 rows across all of N (WT = 2, WTN = 5 or 6). The strip wastes no
+// padded columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
+// fragment loads for WTN m16n8k4 (the square warps 4 for 2), with 2 K slices
+// where the square warps had 1: 1.10-1.20x at M = N = 36..48 on an H200
+// (docs/perf/tsm.md).
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -331,8 +338,8 @@ struct StagedShape {
 
 constexpr int kStages = 3;
 
-template <class T, bool Conj, int WT>
-__global__ void __launch_bounds__(WT == 4 ? 256 : 512)
+template <class T, bool Conj, int WT, int WTN>
+__global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
   extern __shared__ double smem_raw[];
@@ -401,12 +408,13 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
     cp_async_commit();  // an empty group past the end keeps the wait counts uniform
   };
 
-  Acc<T> acc[WT][WT];
-  int am[WT], bn[WT];
+  Acc<T> acc[WT][WTN];
+  int am[WT], bn[WTN];
+  constexpr int kWide = WT > WTN ? WT : WTN;
 #pragma unroll
-  for (int i = 0; i < WT; ++i) {
-    am[i] = (wm * WT + i) * 8 + q;
-    bn[i] = (wn * WT + i) * 8 + q;
+  for (int i = 0; i < kWide; ++i) {
+    if (i < WT) am[i] = (wm * WT + i) * 8 + q;
+    if (i < WTN) bn[i] = (wn * WTN + i) * 8 + q;
   }
   const Index step = gridDim.x;
   Index c = blockIdx.x;
@@ -419,12 +427,12 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
     const T* sa = stage0 + b * stage_elems;
     const T* sb = sa + s.rows * s.lda_s;
     for (int t = slice; t < s.rows / 4; t += s.slices) {
-      Frag<T> a[WT], bb[WT];
+      Frag<T> a[WT], bb[WTN];
       const int row = 4 * t + r;
 #pragma unroll
-      for (int i = 0; i < WT; ++i) {
-        shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
-        shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
+      for (int i = 0; i < kWide; ++i) {
+        if (i < WT) shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
+        if (i < WTN) shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
       }
       mma_block<WT>(acc, a, bb);
     }
@@ -438,10 +446,10 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
 #pragma unroll
   for (int i = 0; i < WT; ++i)
 #pragma unroll
-    for (int j = 0; j < WT; ++j)
+    for (int j = 0; j < WTN; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int m = (wm * WT + i) * 8 + q, n = (wn * WT + j) * 8 + 2 * r + e;
+        const int m = (wm * WT + i) * 8 + q, n = (wn * WTN + j) * 8 + 2 * r + e;
         if (m < s.M && n < s.N) part[slice * MN + m * s.N + n] = acc_value(acc[i][j], e);
       }
   __syncthreads();
@@ -478,7 +486,7 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
   return std::max(lo, std::min(hi, share));
 }
 
-template <class T, bool Conj, int WT>
+template <class T, bool Conj, int WT, int WTN = WT>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
                            Index ldb, T* C, Index ldcr, Index ldcc) {
   StagedShape s;
@@ -486,29 +494,30 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.N = N;
   s.K = K;
   s.warps_m = (M + 8 * WT - 1) / (8 * WT);
-  s.warps_n = (N + 8 * WT - 1) / (8 * WT);
+  s.warps_n = (N + 8 * WTN - 1) / (8 * WTN);
   s.skip_global = skip_global_reduction();
   const int wpg = s.warps_m * s.warps_n;
-  if (wpg > (WT == 4 ? 8 : 16)) throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
+  if (wpg > (WT * WTN >= 16 ? 8 : 16))
+    throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
   s.slices = std::max(1, 8 / wpg);
   const int threads = s.slices * wpg * 32;
   // Padded widths: whole warp tiles, then 4 mod 16 doubles (32 mod 128 bytes).
   const int per_double = int(sizeof(T) / sizeof(double));
-  auto padded = [&](int w) {
-    const int cols = (w + 8 * WT - 1) / (8 * WT) * 8 * WT;  // every column a fragment reads
+  auto padded = [&](int w, int wt) {
+    const int cols = (w + 8 * wt - 1) / (8 * wt) * 8 * wt;  // every column a fragment reads
     int d = cols * per_double;
     d += (4 - d % 16 + 16) % 16;
     return d / per_double;
   };
-  s.lda_s = padded(M);
-  s.ldb_s = padded(N);
+  s.lda_s = padded(M, WT);
+  s.ldb_s = padded(N, WTN);
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
   // Stage size: a multiple of 4 slices' k4 steps, about the bytes that staged_stage_bytes gives.
   const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
   const int unit = 4 * s.slices;
-  auto kernel = tsmttsm_staged_kernel<T, Conj, WT>;
+  auto kernel = tsmttsm_staged_kernel<T, Conj, WT, WTN>;
   s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
   const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
   const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));

@@ -1,5 +1,5 @@
 // Native TSMTTSM, double: the register tiles 1, 2, 4, 8 and the tensor-core warp tiles 1, 2, 4,
-// fragments from global memory or from cp.async stages.
+// fragments from global memory or from cp.async stages (there also warps of 2 x 5 and 2 x 6 tiles).
 #include "tsm/tsm_mma.cuh"
 
 namespace tessera::native_cuda {
@@ -13,7 +13,12 @@ void tsm_tsmttsm(cudaStream_t stream, bool, int M, int N, std::int64_t K, double
   const auto c = config_for(true, false, M, N);
   if (c.stages > 0) switch (c.mma) {
       case 1: return launch_tsmttsm_staged<double, false, 1>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
-      case 2: return launch_tsmttsm_staged<double, false, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+      case 2:
+        if (c.tiles == 5)
+          return launch_tsmttsm_staged<double, false, 2, 5>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+        if (c.tiles == 6)
+          return launch_tsmttsm_staged<double, false, 2, 6>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
+        return launch_tsmttsm_staged<double, false, 2>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
       case 4: return launch_tsmttsm_staged<double, false, 4>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
       default: break;
     }

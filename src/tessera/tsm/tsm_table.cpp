@@ -50,6 +50,9 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     c.stages = d > 12 ? 3 : 0;
+    // N in 33..48: warps of 16 rows across N (an H200, 2026-11-29: 1.10-1.20x
+    // the 16 x 16 warps at M = N = 36..48 and 24 x 48).
+    if (c.mma == 2 && N > 32) c.tiles = (N + 7) / 8;
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
   } else if (complex && d >= 4) {
@@ -66,6 +69,9 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   if (M < 1 || M > 64 || N < 1 || N > 64) return false;
   if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   const bool z_tsmm_mma = !tsmttsm && complex && c.mma == 2;
+  // The staged double TSMTTSM's strips of 16 rows by 5 or 6 tiles: at most 4 x 2 warps.
+  const bool strips = tsmttsm && !complex && c.mma == 2 && c.stages == 3 && c.products == 0;
+  if (strips && c.tiles != 0) return c.tiles == 5 || c.tiles == 6;
   if (z_tsmm_mma != (c.tiles != 0 || c.products != 0)) return false;  // tiles, products: complex TSMM mma 2 only
   if (c.mma > 0) {
     if (tsmttsm) return (c.mma == 1 || c.mma == 2 || (c.mma == 4 && !complex)) && mma_warps(M, N, c.mma) <= 16;
@@ -82,7 +88,8 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
 std::string config_name(bool tsmttsm, const NativeConfig& c) {
   if (c.mma > 0)
     return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "") +
-           (c.tiles ? " tiles " + std::to_string(c.tiles) + " products " + std::to_string(c.products) : "");
+           (c.tiles ? " tiles " + std::to_string(c.tiles) : "") +
+           (c.products ? " products " + std::to_string(c.products) : "");
   return tsmttsm ? "tile " + std::to_string(c.tile) : "outputs " + std::to_string(c.outputs);
 }
 
@@ -100,6 +107,13 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
       c.stages = stages;
       if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
     }
+  for (int tiles : {5, 6}) {
+    NativeConfig c;
+    c.mma = 2;
+    c.stages = 3;
+    c.tiles = tiles;
+    if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+  }
   for (int products : {4, 3})
     for (int tiles : {2, 4}) {
       NativeConfig c;

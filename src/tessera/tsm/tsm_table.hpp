@@ -10,6 +10,7 @@
 //   {"format": "tessera-tsm-table", "version": 1, "gpu": "NVIDIA H100 80GB HBM3",
 //    "entries": [{"kernel": "tsmttsm", "type": "d", "m": 32, "n": 32, "tile": 4},
 //                {"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "mma": 4, "stages": 3},
+//                {"kernel": "tsmttsm", "type": "d", "m": 40, "n": 40, "mma": 2, "stages": 3, "tiles": 5},
 //                {"kernel": "tsmm", "type": "z", "m": 64, "n": 64, "mma": 2, "tiles": 4, "products": 3},
 //                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2}, ...]}
 // "mma" selects the FP64 tensor-core kernels (sm_80 and later; older GPUs run
@@ -33,11 +34,14 @@ struct NativeConfig {
   // Complex TSMM with mma 2 (m16n8k4, sm_90): the 8-column tiles of B a warp
   // owns (2 or 4), and the real products a complex one costs: 4 (re = ArCr -
   // AiCi, im = ArCi + AiCr) or 3 (Gauss: ArCr, AiCi, (Ar + Ai)(Cr + Ci)).
+  // Double TSMTTSM with mma 2 stages 3: 0 (a warp owns 2 x 2 tiles of C) or
+  // the 8-column tiles of a warp's strip of 16 rows (5 or 6; no products).
   int tiles = 0;
   int products = 0;
 };
 
-// "tile 4", "outputs 2", "mma 4", "mma 4 stages 3", "mma 2 tiles 4 products 3": the entry's kernel in a table's words.
+// "tile 4", "outputs 2", "mma 4", "mma 4 stages 3", "mma 2 stages 3 tiles 5", "mma 2 tiles 4 products 3": the
+// entry's kernel in a table's words.
 std::string config_name(bool tsmttsm, const NativeConfig& c);
 // The compiled candidates of a kernel and type (tuning, tests).
 std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex);

@@ -80,6 +80,26 @@ TEST(TsmTable, TensorCoreTsmmEntries) {
     }
 }
 
+// The staged double TSMTTSM's strips of 16 rows: parsed, named, chosen by
+// default exactly where N is 33..48 and no side passes 48.
+TEST(TsmTable, TsmttsmStripEntries) {
+  for (int tiles : {5, 6}) {
+    const Table t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 40, "n": 44, "mma": 2, )"
+                                           R"("stages": 3, "tiles": )" + std::to_string(tiles) + "}"),
+                                "inline");
+    ASSERT_EQ(t.entries.size(), 1u);
+    EXPECT_EQ(t.entries[0].config.tiles, tiles);
+    EXPECT_EQ(config_name(true, t.entries[0].config), "mma 2 stages 3 tiles " + std::to_string(tiles));
+  }
+  for (int m = 1; m <= 64; ++m)
+    for (int n = 1; n <= 64; ++n) {
+      const NativeConfig c = default_config(true, false, m, n);
+      const bool strip = n > 32 && std::max(m, n) <= 48;
+      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : 0) << m << "x" << n;
+      if (strip) EXPECT_EQ(config_name(true, c), "mma 2 stages 3 tiles " + std::to_string((n + 7) / 8));
+    }
+}
+
 // The shipped TSMM choices in double: the compile-time kernel (behind
 // "outputs 1") exactly for the shapes it was built for, the tensor cores
 // elsewhere; complex on the tensor cores from max(M, N) = 4.
@@ -126,6 +146,12 @@ TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 8, "n": 8, "mma": 2, "tiles": 2, "products": 4})"),
                  "does not have");
   expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 8, "n": 8, "mma": 2, "tiles": 2, "products": 3})"),
+                 "does not have");
+  for (const char* strip : {R"("mma": 2, "stages": 3, "tiles": 4)", R"("mma": 2, "tiles": 5)",
+                             R"("mma": 4, "stages": 3, "tiles": 5)", R"("mma": 2, "stages": 3, "tiles": 5, "products": 4)"})
+    expect_refused(table_with(std::string(R"({"kernel": "tsmttsm", "type": "d", "m": 40, "n": 40, )") + strip + "}"),
+                   "does not have");
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 40, "n": 40, "mma": 2, "stages": 3, "tiles": 5})"),
                  "does not have");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": 4, "n": 4})"), "malformed");
   expect_refused(table_with(R"({"kernel": "tsmm", "type": "d", "m": "four", "n": 4, "outputs": 1})"), "malformed");
