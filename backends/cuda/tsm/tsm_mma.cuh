@@ -330,15 +330,25 @@ __device__ __forceinline__ void shared_frag(Frag<zcomplex>& f, const zcomplex* p
   f.im = Conj ? -v.y : v.y;
 }
 
+// How the odd-row stage copies take a tall operand's rows (kernels with
+// OddRows): 16- or 8-byte pieces, or kOddRows (double, odd width w >= 3,
+// odd row stride, 16-byte aligned data): each row in (w - 1) / 2 16-byte
+// pieces from its first 16-byte boundary and one 8-byte piece at its other
+// end, an even row's last element, an odd row's first. Its shared row stride
+// is odd too, so that a row starts on the same 16-byte parity in both
+// memories. The other kernels copy every row in 8-byte pieces at odd widths.
+constexpr int kOddRows = 1;
+
 struct StagedShape {
   int M, N, warps_m, warps_n, slices, rows, lda_s, ldb_s;  // rows per stage; shared row strides (elements)
   Index K;
   bool skip_global, vec16;
+  int copy_a, copy_b;  // OddRows kernels: 16, 8 (bytes a piece) or kOddRows
 };
 
 constexpr int kStages = 3;
 
-template <class T, bool Conj, int WT, int WTN>
+template <class T, bool Conj, int WT, int WTN, bool OddRows>
 __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
@@ -358,12 +368,17 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
   const Index chunks = (s.K + s.rows - 1) / s.rows;
   // Copies chunk c (rows c R ..) into stage buffer b; rows beyond K are zero-filled.
   const int bytes = s.vec16 ? 16 : 8;
-  const int per_a = s.M * int(sizeof(T)) / bytes, per_b = s.N * int(sizeof(T)) / bytes;
+  int per_a = s.M * int(sizeof(T)) / bytes, per_b = s.N * int(sizeof(T)) / bytes;
+  if constexpr (OddRows) {
+    auto pieces = [&](int width, int copy) { return copy == kOddRows ? (width - 1) / 2 : width * 8 / copy; };
+    per_a = pieces(s.M, s.copy_a);
+    per_b = pieces(s.N, s.copy_b);
+  }
   // A stage is copied in 16-byte (or 8-byte) pieces. Rows of whole warp instructions (per_a, per_b multiples
   // of 32): a warp a row, its lanes along the row. Other widths: the flat (row, piece) order, consecutive
   // threads on consecutive pieces so that a warp instruction spans rows; each thread's start and step are the
   // same for every stage (no division per copy).
-  const bool warp_rows = per_a % 32 == 0 && per_b % 32 == 0;
+  const bool warp_rows = !OddRows && per_a % 32 == 0 && per_b % 32 == 0;
   struct Walk {
     int r0, j0, dr, dj, per;
   };
@@ -383,6 +398,31 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
       if (j >= w.per) j -= w.per, ++rr;
     }
   };
+  // OddRows: a kOddRows operand's 16-byte pieces in one loop, uniform across
+  // the warp (one loop with both sizes diverged and ran 1.3x slower on an
+  // H200), then its 8-byte ones, a thread a row (rows are even from an even
+  // chunk start); another operand in pieces of copy bytes.
+  auto copy_odd = [&](T* dst, int ld_s, const T* src, Index ld, int width, int copy, const Walk& w, Index row0) {
+    const bool odd = copy == kOddRows;
+    const int nb = odd ? 16 : copy;
+    for (int rr = w.r0, j = w.j0; rr < s.rows;) {
+      const Index row = row0 + rr;
+      const bool ok = row < s.K;
+      const int off = odd ? 16 * j + 8 * (rr & 1) : nb * j;  // bytes into the row
+      const char* g = reinterpret_cast<const char*>(src + (ok ? row : 0) * ld) + off;
+      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + off, g, nb, ok ? nb : 0);
+      rr += w.dr;
+      j += w.dj;
+      if (j >= w.per) j -= w.per, ++rr;
+    }
+    if (odd)
+      for (int rr = threadIdx.x; rr < s.rows; rr += blockDim.x) {
+        const Index row = row0 + rr;
+        const bool ok = row < s.K;
+        const int e = (rr & 1) ? 0 : width - 1;
+        cp_async(dst + rr * ld_s + e, src + (ok ? row : 0) * ld + e, 8, ok ? 8 : 0);
+      }
+  };
   auto issue = [&](Index c, int b) {
     if (c < chunks) {
       T* sa = stage0 + b * stage_elems;
@@ -400,6 +440,9 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
           for (int j = lane; j < per_a; j += 32) cp_async(da + j * bytes, ga + j * bytes, bytes, n);
           for (int j = lane; j < per_b; j += 32) cp_async(db + j * bytes, gb + j * bytes, bytes, n);
         }
+      } else if constexpr (OddRows) {
+        copy_odd(sa, s.lda_s, A, lda, s.M, s.copy_a, wa, row0);
+        copy_odd(sb, s.ldb_s, B, ldb, s.N, s.copy_b, wb, row0);
       } else {
         copy_flat(sa, s.lda_s, A, lda, wa, row0);
         copy_flat(sb, s.ldb_s, B, ldb, wb, row0);
@@ -514,20 +557,45 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
-  // Stage size: a multiple of 4 slices' k4 steps, about the bytes that staged_stage_bytes gives.
-  const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
-  const int unit = 4 * s.slices;
-  auto kernel = tsmttsm_staged_kernel<T, Conj, WT, WTN>;
-  s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
-  const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
-  const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
-  const Index chunks = (K + s.rows - 1) / s.rows;
-  const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
-  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+  // Odd widths in double (warp tiles 2 and 4, the defaults' staged kernels): the odd-row copies, 1.3-1.5x
+  // the 8-byte ones at odd M = N on an H200, odd shared strides (5 mod 16: 2-way bank conflicts in some
+  // fragment loads, cheaper than 8-byte copies). Compiled apart: in one kernel with the other copies they
+  // cost even shapes 3-6%.
+  const auto copy_of = [&](const T* p, int w, Index ld) {
+    if (!aligned(p)) return 8;
+    if ((w * sizeof(T)) % 16 == 0 && (ld * sizeof(T)) % 16 == 0) return 16;
+    return w >= 3 && w % 2 == 1 && ld % 2 == 1 ? kOddRows : 8;
+  };
+  s.copy_a = copy_of(A, M, lda);
+  s.copy_b = copy_of(B, N, ldb);
+  constexpr bool kOddKernel = std::is_same_v<T, double> && WT > 1;
+  const bool odd = kOddKernel && (s.copy_a == kOddRows || s.copy_b == kOddRows);
+  if (odd) {
+    s.lda_s += s.copy_a == kOddRows;
+    s.ldb_s += s.copy_b == kOddRows;
+  }
+  auto go = [&](auto kernel) {
+    // Stage size: a multiple of 4 slices' k4 steps, about the bytes that staged_stage_bytes gives.
+    const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
+    const int unit = 4 * s.slices;
+    s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
+    const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
+    const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
+    allow_smem(kernel, smem);
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+    const Index chunks = (K + s.rows - 1) / s.rows;
+    const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
+    const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+    kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+  };
+  if constexpr (kOddKernel)
+    if (odd) {
+      go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true>);
+      check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
+      return;
+    }
+  go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
   check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
 }
 

@@ -73,6 +73,10 @@ void with_layout(Lay lay, const HostMat<T>& tall1, const HostMat<T>& small, cons
       fn(to_device_block<T, Exec>(tall1), dev<T, Exec, Kokkos::LayoutRight>(small),
          to_device_block<T, Exec>(tall2, 1, 5));
       break;
+    case Lay::block:
+      fn(to_device_block<T, Exec>(tall1, 2, 4), dev<T, Exec, Kokkos::LayoutRight>(small),
+         to_device_block<T, Exec>(tall2, 2, 4));
+      break;
   }
 }
 
@@ -191,6 +195,21 @@ TYPED_TEST(Tsm, ManyBlocksPerTeam) {
     check_tsmttsm<zc, TypeParam, Portable>(Case{16, 16, 300007, true}, seed + 3);
     check_tsmttsm<zc, TypeParam, Portable>(Case{24, 20, 200003}, seed + 5);
     check_tsmm<zc, TypeParam, Portable>(Case{16, 16, 300007}, seed + 4);
+  }
+}
+
+// GPUs, native TSMTTSM at odd sides with many stages: rows copied in 16-byte
+// pieces from their first 16-byte boundary plus one 8-byte piece (packed
+// rows and odd row strides), beside an even side copied whole (35 x 48) and
+// 8-byte copies (strided rows with even strides).
+TYPED_TEST(Tsm, NativeOddSidesManyStages) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    const auto seed = tessera::test::fresh_seed();
+    for (auto [M, N, K] : {std::tuple{33, 33, 300007}, std::tuple{17, 41, 200003}, std::tuple{35, 48, 100003},
+                           std::tuple{13, 13, 400009}, std::tuple{63, 7, 100003}})
+      for (Lay lay : {Lay::right, Lay::block, Lay::stride})
+        check_tsmttsm<double, TypeParam, Public>(Case{M, N, lay == Lay::right ? K : K / 4, false, lay},
+                                                 seed + M + N + int(lay));
   }
 }
 

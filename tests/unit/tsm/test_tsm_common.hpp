@@ -65,7 +65,10 @@ HostMat<T> filled(int rows, int cols, T x) {
 
 // A device View of layout L holding h. Layout "stride": a column block of a
 // wider row-major View whose other columns hold NaN (read by mistake -> NaN).
-enum class Lay { right, left, stride };
+// stride: column blocks of wider Views (row strides M + 3 at a 16-byte
+// aligned column, N + 5 at an 8-byte one); block: both at column 2 of Views
+// 4 wider (odd row strides at odd sides: the native stages' odd-row copies).
+enum class Lay { right, left, stride, block };
 
 template <class T, class Exec>
 using StrideView = Kokkos::View<T**, Kokkos::LayoutStride, typename Exec::memory_space>;
