@@ -293,7 +293,7 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // of 16 rows across all of N (WT = 2, WTN = 5 or 6). The strip wastes no
 // padded columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
 // fragment loads for WTN m16n8k4 (the square warps 4 for 2), with 2 K slices
-// where the square warps had 1: 1.10-1.20x at M = N = 36..48 on an H200
+// where the square warps had 1: 1.15-1.21x at M = N = 36..48 on an H200
 // (docs/perf/tsm.md).
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -387,12 +387,12 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
     return Walk{t / per, t % per, n / per, n % per, per};
   };
   const Walk wa = walk(per_a), wb = walk(per_b);
-  auto copy_flat = [&](T* dst, int ld_s, const T* src, Index ld, const Walk& w, Index row0) {
+  auto copy_flat = [&](T* dst, int ld_s, const T* src, Index ld, const Walk& w, Index row0, int nb) {
     for (int rr = w.r0, j = w.j0; rr < s.rows;) {
       const Index row = row0 + rr;
       const bool ok = row < s.K;
-      const char* g = reinterpret_cast<const char*>(src + (ok ? row : 0) * ld) + j * bytes;
-      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + j * bytes, g, bytes, ok ? bytes : 0);
+      const char* g = reinterpret_cast<const char*>(src + (ok ? row : 0) * ld) + j * nb;
+      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + j * nb, g, nb, ok ? nb : 0);
       rr += w.dr;
       j += w.dj;
       if (j >= w.per) j -= w.per, ++rr;
@@ -401,27 +401,25 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
   // OddRows: a kOddRows operand's 16-byte pieces in one loop, uniform across
   // the warp (one loop with both sizes diverged and ran 1.3x slower on an
   // H200), then its 8-byte ones, a thread a row (rows are even from an even
-  // chunk start); another operand in pieces of copy bytes.
+  // chunk start); another operand as copy_flat in pieces of copy bytes.
   auto copy_odd = [&](T* dst, int ld_s, const T* src, Index ld, int width, int copy, const Walk& w, Index row0) {
-    const bool odd = copy == kOddRows;
-    const int nb = odd ? 16 : copy;
+    if (copy != kOddRows) return copy_flat(dst, ld_s, src, ld, w, row0, copy);
     for (int rr = w.r0, j = w.j0; rr < s.rows;) {
       const Index row = row0 + rr;
       const bool ok = row < s.K;
-      const int off = odd ? 16 * j + 8 * (rr & 1) : nb * j;  // bytes into the row
+      const int off = 16 * j + 8 * (rr & 1);  // bytes into the row
       const char* g = reinterpret_cast<const char*>(src + (ok ? row : 0) * ld) + off;
-      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + off, g, nb, ok ? nb : 0);
+      cp_async(reinterpret_cast<char*>(dst + rr * ld_s) + off, g, 16, ok ? 16 : 0);
       rr += w.dr;
       j += w.dj;
       if (j >= w.per) j -= w.per, ++rr;
     }
-    if (odd)
-      for (int rr = threadIdx.x; rr < s.rows; rr += blockDim.x) {
-        const Index row = row0 + rr;
-        const bool ok = row < s.K;
-        const int e = (rr & 1) ? 0 : width - 1;
-        cp_async(dst + rr * ld_s + e, src + (ok ? row : 0) * ld + e, 8, ok ? 8 : 0);
-      }
+    for (int rr = threadIdx.x; rr < s.rows; rr += blockDim.x) {
+      const Index row = row0 + rr;
+      const bool ok = row < s.K;
+      const int e = (rr & 1) ? 0 : width - 1;
+      cp_async(dst + rr * ld_s + e, src + (ok ? row : 0) * ld + e, 8, ok ? 8 : 0);
+    }
   };
   auto issue = [&](Index c, int b) {
     if (c < chunks) {
@@ -444,8 +442,8 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
         copy_odd(sa, s.lda_s, A, lda, s.M, s.copy_a, wa, row0);
         copy_odd(sb, s.ldb_s, B, ldb, s.N, s.copy_b, wb, row0);
       } else {
-        copy_flat(sa, s.lda_s, A, lda, wa, row0);
-        copy_flat(sb, s.ldb_s, B, ldb, wb, row0);
+        copy_flat(sa, s.lda_s, A, lda, wa, row0, bytes);
+        copy_flat(sb, s.ldb_s, B, ldb, wb, row0, bytes);
       }
     }
     cp_async_commit();  // an empty group past the end keeps the wait counts uniform
@@ -558,7 +556,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
   // Odd widths in double (warp tiles 2 and 4, the defaults' staged kernels): the odd-row copies, 1.2-1.4x
-  // the 8-byte ones at odd M = N on an H200, odd shared strides (5 mod 16: 2-way bank conflicts in some
+  // the 8-byte ones at odd M = N on an H200 (this form of the loops 1.04-1.14x more), odd shared strides (5 mod 16: 2-way bank conflicts in some
   // fragment loads, cheaper than 8-byte copies). Compiled apart: in one kernel with the other copies they
   // cost even shapes 3-6%.
   const auto copy_of = [&](const T* p, int w, Index ld) {
@@ -589,13 +587,14 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
     kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   };
-  if constexpr (kOddKernel)
-    if (odd) {
+  if constexpr (kOddKernel) {
+    if (odd)
       go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true>);
-      check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
-      return;
-    }
-  go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
+    else
+      go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
+  } else {
+    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
+  }
   check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
 }
 

@@ -63,11 +63,11 @@ HostMat<T> filled(int rows, int cols, T x) {
   return HostMat<T>{rows, cols, std::vector<T>(std::size_t(rows) * cols, x)};
 }
 
-// A device View of layout L holding h. Layout "stride": a column block of a
-// wider row-major View whose other columns hold NaN (read by mistake -> NaN).
-// stride: column blocks of wider Views (row strides M + 3 at a 16-byte
-// aligned column, N + 5 at an 8-byte one); block: both at column 2 of Views
-// 4 wider (odd row strides at odd sides: the native stages' odd-row copies).
+// A device View of layout L holding h. Layouts "stride" and "block": column
+// blocks of wider row-major Views whose other columns hold NaN (read by
+// mistake -> NaN); stride: row strides M + 3 at a 16-byte aligned column, N +
+// 5 at an 8-byte one; block: both at column 2 of Views 4 wider (odd row
+// strides at odd sides: the native stages' odd-row copies).
 enum class Lay { right, left, stride, block };
 
 template <class T, class Exec>
