@@ -98,6 +98,65 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
   check(cudaGetLastError(), "tsmm (tensor cores) launch");
 }
 
+// Blocks an SM the staged m16n8k4 kernel is compiled for: two where the
+// plain one fits 128 registers (staged at MaxU = MaxNT = 4 it took 166, one
+// block an SM: two blocks with 48 bytes of spills ran 1.05-1.15x at M = N =
+// 17..25, 0.96x at 31), else one.
+constexpr int tsmm_mma16_staged_min_blocks(int max_u, int max_nt) { return max_u <= 4 && max_u * max_nt <= 16 ? 2 : 1; }
+
+// TSMM StageOut epilogue: rows rb.. of B (fragments d of a warp's 16 rows)
+// through the warp's buffer wb of 16 rows x N (16-byte aligned), then written
+// as consecutive elements: whole 32-byte sectors a store where ldb == N.
+// vec_b: ldb == N and B 16-byte aligned (rb N is even, so the run is too).
+template <int MaxNT>
+__device__ __forceinline__ void tsmm_store_rows_staged(const double (&d)[MaxNT][4], double* wb, int N, int NT,
+                                                       Index K, Index rb, double* B, Index ldb, double beta,
+                                                       bool vec_b) {
+  const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int nt = 0; nt < MaxNT; ++nt) {
+      const int n = 8 * nt + 2 * t;
+      if (nt < NT && n < N) {
+        wb[(g + 8 * h) * N + n] = d[nt][2 * h];
+        if (n + 1 < N) wb[(g + 8 * h) * N + n + 1] = d[nt][2 * h + 1];
+      }
+    }
+  __syncwarp();
+  const int rows = int(K - rb < 16 ? K - rb : 16), count = rows * N;
+  double* bo = B + rb * ldb;
+  if (ldb == N) {  // the rows are one run of memory
+    if (vec_b) {   // 16-byte pieces, then an odd last element
+      const double2* w2 = reinterpret_cast<const double2*>(wb);
+      double2* b2 = reinterpret_cast<double2*>(bo);
+      for (int e = lane; e < count / 2; e += 32) {
+        double2 v = w2[e];
+        if (beta != 0.0) {
+          const double2 o = b2[e];
+          v.x += beta * o.x;
+          v.y += beta * o.y;
+        }
+        b2[e] = v;
+      }
+      if (count % 2 == 1 && lane == 0)
+        bo[count - 1] = beta == 0.0 ? wb[count - 1] : wb[count - 1] + beta * bo[count - 1];
+    } else {
+      for (int e = lane; e < count; e += 32) bo[e] = beta == 0.0 ? wb[e] : wb[e] + beta * bo[e];
+    }
+  } else {  // rows ldb apart: the same consecutive elements, row by row
+    const int dq = 32 / N, dr = 32 % N;
+    int row = lane / N, col = lane % N;
+    for (int e = lane; e < count; e += 32) {
+      double* o = bo + row * ldb + col;
+      *o = beta == 0.0 ? wb[e] : wb[e] + beta * *o;
+      row += dq, col += dr;
+      if (col >= N) col -= N, ++row;
+    }
+  }
+  __syncwarp();  // the buffer is written again for the next rows
+}
+
 // TSMM, double, sm_90: a warp computes 16 rows of B per iteration with
 // m16n8k4, half the shared-memory loads per row of the 8-row kernel above and
 // twice its tensor rate. The inner index is permuted so that a lane's A
@@ -112,11 +171,18 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
 // offsets and the guards are compile-time (the square shapes 40..64: 1-4%
 // faster than run-time counts; at 32 the run-time kernel's 126 registers keep
 // two blocks an SM, the exact one's 188 one, and both run alike).
-template <int MaxU, int MaxNT, bool Exact = false>
-__global__ void __launch_bounds__(256)
-    tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
-                      Index ldcr, Index ldcc, double alpha, double beta, double* B, Index ldb, bool vec_a,
-                      bool vec_b) {
+// StageOut (odd N from 11): a warp puts its 16 rows of B in its own shared
+// buffer and writes them back in consecutive elements, whole 32-byte sectors
+// a store. The fragment stores write a row's 8-column pieces in 8-byte halves
+// from two instructions at odd N, where rows are 8-byte aligned; odd M = N in
+// 11..31 ran 1.3-1.6x the time of their even neighbours. Staged: 1.19-1.50x
+// at odd 11..31 but 17 (1.04x), 1.01-1.21x at 33..57, 0.98x at 63; slower
+// at 9 (0.84x) and at even N not a multiple of 4 (0.85-0.99x), which keep
+// the fragment stores (an H200, same-process probe).
+template <int MaxU, int MaxNT, bool Exact, bool StageOut>
+__device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const double* __restrict__ A, Index lda,
+                                                const double* __restrict__ C, Index ldcr, Index ldcc, double alpha,
+                                                double beta, double* B, Index ldb, bool vec_a, bool vec_b) {
   extern __shared__ double smem_raw[];
   double* cf = smem_raw;
   if constexpr (Exact) M = 8 * MaxU, N = 8 * MaxNT;
@@ -179,7 +245,10 @@ __global__ void __launch_bounds__(256)
             dmma16(d[nt], a[0][u].x, a[1][u].x, b.x);
             dmma16(d[nt], a[0][u].y, a[1][u].y, b.y);
           }
-    if (whole_b && r0 + 16 <= K) {
+    if constexpr (StageOut) {
+      tsmm_store_rows_staged<MaxNT>(d, smem_raw + U * NT * 64 + (threadIdx.x / 32) * 16 * N, N, NT, K, r0, B,
+                                    ldb, beta, vec_b);
+    } else if (whole_b && r0 + 16 <= K) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         double2* br = reinterpret_cast<double2*>(B + (r0 + g + 8 * h) * ldb + 2 * t);
@@ -222,21 +291,48 @@ __global__ void __launch_bounds__(256)
 }
 
 template <int MaxU, int MaxNT, bool Exact = false>
+__global__ void __launch_bounds__(256)
+    tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
+                      Index ldcr, Index ldcc, double alpha, double beta, double* B, Index ldb, bool vec_a,
+                      bool vec_b) {
+  tsmm_mma16_body<MaxU, MaxNT, Exact, false>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
+}
+template <int MaxU, int MaxNT>
+__global__ void __launch_bounds__(256, tsmm_mma16_staged_min_blocks(MaxU, MaxNT))
+    tsmm_mma16_staged_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
+                             const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta,
+                             double* B, Index ldb, bool vec_a, bool vec_b) {
+  tsmm_mma16_body<MaxU, MaxNT, false, true>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
+}
+
+template <int MaxU, int MaxNT, bool Exact = false>
 void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
                           const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
-  const std::size_t smem = std::size_t((M + 7) / 8) * ((N + 7) / 8) * 64 * sizeof(double);
   const int threads = 256;
   const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
-  const bool vec_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
-  auto kernel = tsmm_mma16_kernel<MaxU, MaxNT, Exact>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
-  const Index rows_per_block = Index(threads / 32) * 16;
-  const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
-  kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
-                                                     vec_b);
+  const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
+  const bool stage = !Exact && N % 2 == 1 && N >= 11;  // (exact shapes are multiples of 8)
+  // Staged rows take 16-byte pieces when the run of rows starts 16-byte aligned; the fragment stores need
+  // every row so.
+  const bool vec_b = aligned_b && (stage ? ldb == N : ldb % 2 == 0);
+  const std::size_t cf_bytes = std::size_t((M + 7) / 8) * ((N + 7) / 8) * 64 * sizeof(double);
+  const std::size_t smem = cf_bytes + (stage ? std::size_t(threads / 32) * 16 * N * sizeof(double) : 0);
+  auto go = [&](auto kernel) {
+    allow_smem(kernel, smem);
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+    const Index rows_per_block = Index(threads / 32) * 16;
+    const Index want = (K + rows_per_block - 1) / rows_per_block;
+    const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+    kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
+                                                       vec_b);
+  };
+  if constexpr (Exact)
+    go(tsmm_mma16_kernel<MaxU, MaxNT, true>);
+  else if (stage)
+    go(tsmm_mma16_staged_kernel<MaxU, MaxNT>);
+  else
+    go(tsmm_mma16_kernel<MaxU, MaxNT, false>);
   check(cudaGetLastError(), "tsmm (tensor cores, m16n8k4) launch");
 }
 

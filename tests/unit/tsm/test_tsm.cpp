@@ -213,6 +213,24 @@ TYPED_TEST(Tsm, NativeOddSidesManyStages) {
   }
 }
 
+// Native TSMM at odd N from 11 writes B through each warp's shared buffer:
+// many row blocks a warp, a last block of fewer than 16 rows, packed rows
+// (16-byte pieces), column blocks with odd and even row strides, beta = 0
+// with NaN in the output; every staged kernel size (units x tiles 2..8).
+TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    const auto seed = tessera::test::fresh_seed();
+    for (auto [M, N, K] : {std::tuple{13, 13, 400009}, std::tuple{31, 31, 200003}, std::tuple{20, 25, 200003},
+                           std::tuple{9, 63, 100003}, std::tuple{64, 11, 200003}, std::tuple{33, 47, 100003}})
+      for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
+        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay));
+        c.zero_beta = true;
+        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
+      }
+  }
+}
+
 TYPED_TEST(Tsm, KSmallerThanM) {
   const auto seed = tessera::test::fresh_seed();
   for (int K : {2, 5, 17, 40}) {
