@@ -556,9 +556,9 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
   // Odd widths in double (warp tiles 2 and 4, the defaults' staged kernels): the odd-row copies, 1.2-1.4x
-  // the 8-byte ones at odd M = N on an H200 (this form of the loops 1.04-1.14x more), odd shared strides (5 mod 16: 2-way bank conflicts in some
-  // fragment loads, cheaper than 8-byte copies). Compiled apart: in one kernel with the other copies they
-  // cost even shapes 3-6%.
+  // the 8-byte ones at odd M = N on an H200 (this form of the loops 1.04-1.14x more), odd shared strides
+  // (5 mod 16: 2-way bank conflicts in some fragment loads, cheaper than 8-byte copies). Compiled apart: in
+  // one kernel with the other copies they cost even shapes 3-6%.
   const auto copy_of = [&](const T* p, int w, Index ld) {
     if (!aligned(p)) return 8;
     if ((w * sizeof(T)) % 16 == 0 && (ld * sizeof(T)) % 16 == 0) return 16;
