@@ -179,7 +179,12 @@ __device__ __forceinline__ void tsmm_store_rows_staged(const double (&d)[MaxNT][
 // at odd 11..31 but 17 (1.04x), 1.01-1.21x at 33..57, 0.98x at 63; slower
 // at 9 (0.84x) and at even N not a multiple of 4 (0.85-0.99x), which keep
 // the fragment stores (an H200, same-process probe).
-template <int MaxU, int MaxNT, bool Exact, bool StageOut>
+// StagesA > 0 (M not a multiple of 8, tsmm_mma16_stage_a): A reaches the
+// warp by cp.async in whole sectors into StagesA shared buffers of its own,
+// and the fragments are read from there. The register kernel loads such A in
+// 8-byte halves of its fragments, and its next rows wait in registers: 174-253
+// of them from M = 33, one block an SM; staged, at most 159.
+template <int MaxU, int MaxNT, bool Exact, bool StageOut, int StagesA = 0>
 __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const double* __restrict__ A, Index lda,
                                                 const double* __restrict__ C, Index ldcr, Index ldcc, double alpha,
                                                 double beta, double* B, Index ldb, bool vec_a, bool vec_b) {
@@ -197,61 +202,33 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
   const Index warps = Index(gridDim.x) * (blockDim.x / 32);
   Index r0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 16;
   if (r0 >= K) return;
-  // Whole units of A and whole tiles of B with 16-byte access: the common
-  // case takes unguarded loads and stores (warp-uniform choice per 16 rows).
-  const bool whole_a = vec_a && M % 8 == 0, whole_b = vec_b && N % 8 == 0 && beta == 0.0;
-  double2 a[2][MaxU];
-  auto load = [&](Index rb, double2(&x)[2][MaxU]) {
-    if (whole_a && rb + 16 <= K) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const double2* ar = reinterpret_cast<const double2*>(A + (rb + g + 8 * h) * lda + 2 * t);
-#pragma unroll
-        for (int u = 0; u < MaxU; ++u)
-          if (u < U) x[h][u] = __ldg(ar + 4 * u);
-      }
-      return;
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const Index row = rb + g + 8 * h;
-      const double* ar = A + row * lda + 2 * t;
-#pragma unroll
-      for (int u = 0; u < MaxU; ++u)
-        if (u < U) {
-          const int m = 8 * u + 2 * t;
-          x[h][u].x = row < K && m < M ? __ldg(ar + 8 * u) : 0.0;
-          x[h][u].y = row < K && m + 1 < M ? __ldg(ar + 8 * u + 1) : 0.0;
-        }
-    }
-  };
-  load(r0, a);
   const double2* cf2 = reinterpret_cast<const double2*>(cf);
-  while (true) {
-    const Index rn = r0 + warps * 16;
-    const bool more = rn < K;
-    double2 an[2][MaxU];
-    if (more) load(rn, an);
-    double d[MaxNT][4];
+  const bool whole_b = vec_b && N % 8 == 0 && beta == 0.0;
+  // The 16 rows' products from fragments frag(h, u) of A (rows g + 8h, columns 8u + 2t, +1).
+  auto multiply = [&](double(&d)[MaxNT][4], auto frag) {
 #pragma unroll
     for (int nt = 0; nt < MaxNT; ++nt) d[nt][0] = d[nt][1] = d[nt][2] = d[nt][3] = 0.0;
 #pragma unroll
     for (int u = 0; u < MaxU; ++u)
-      if (u < U)
+      if (u < U) {
+        const double2 a0 = frag(0, u), a1 = frag(1, u);
 #pragma unroll
         for (int nt = 0; nt < MaxNT; ++nt)
           if (nt < NT) {
             const double2 b = cf2[(u * NT + nt) * 32 + lane];
-            dmma16(d[nt], a[0][u].x, a[1][u].x, b.x);
-            dmma16(d[nt], a[0][u].y, a[1][u].y, b.y);
+            dmma16(d[nt], a0.x, a1.x, b.x);
+            dmma16(d[nt], a0.y, a1.y, b.y);
           }
+      }
+  };
+  // Rows rb.. of B from the fragments d; wb: the warp's 16 x N buffer (StageOut).
+  auto store = [&](const double(&d)[MaxNT][4], Index rb, double* wb) {
     if constexpr (StageOut) {
-      tsmm_store_rows_staged<MaxNT>(d, smem_raw + U * NT * 64 + (threadIdx.x / 32) * 16 * N, N, NT, K, r0, B,
-                                    ldb, beta, vec_b);
-    } else if (whole_b && r0 + 16 <= K) {
+      tsmm_store_rows_staged<MaxNT>(d, wb, N, NT, K, rb, B, ldb, beta, vec_b);
+    } else if (whole_b && rb + 16 <= K) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        double2* br = reinterpret_cast<double2*>(B + (r0 + g + 8 * h) * ldb + 2 * t);
+        double2* br = reinterpret_cast<double2*>(B + (rb + g + 8 * h) * ldb + 2 * t);
 #pragma unroll
         for (int nt = 0; nt < MaxNT; ++nt)
           if (nt < NT) br[4 * nt] = make_double2(d[nt][2 * h], d[nt][2 * h + 1]);
@@ -259,7 +236,7 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     } else {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const Index row = r0 + g + 8 * h;
+        const Index row = rb + g + 8 * h;
         if (row >= K) continue;
         double* br = B + row * ldb;
 #pragma unroll
@@ -281,12 +258,108 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
         }
       }
     }
-    if (!more) break;
+  };
+  if constexpr (StagesA > 0) {
+    // A through StagesA buffers of the warp's own (cp.async), 16 rows of A a
+    // stage at row stride S = 8 U. At odd U the 16-byte fragment loads of a
+    // quarter warp (rows g and g + 1) meet no bank twice; at even U an odd
+    // row's 16-byte pairs are swapped in fours (column ^ 8) to the same end. A
+    // stage also holds the 16 x N rows of B of StageOut once its fragments
+    // are read. A row is copied in pieces of w doubles (16 bytes where every
+    // row is 16-byte aligned), consecutive lanes on consecutive pieces, so
+    // that a warp copy is whole sectors of a packed A whatever M. The padding
+    // columns are not copied: the last unit's fragments there are zeroed
+    // (0 x NaN).
+    const int S = 8 * U, swz = U % 2 == 0 ? 8 : 0;
+    const int ss = 16 * (StageOut && N > S ? N : S);
+    double* ws = smem_raw + U * NT * 64 + (threadIdx.x / 32) * StagesA * ss;
+    const int w = vec_a && M % 2 == 0 ? 2 : 1, P = M / w;  // pieces a row
+    const int drow = 32 / P, dcol = 32 % P, row_l = lane / P, col_l = lane % P;
+    const Index step = warps * 16;
+    auto issue = [&](Index rb, double* st) {
+      if (rb < K)
+        for (int p = lane, row = row_l, c = col_l; p < 16 * P; p += 32) {
+          const Index gr = rb + row;
+          const bool ok = gr < K;  // rows past K are zero-filled
+          cp_async(st + row * S + (c * w ^ (row & 1) * swz), A + (ok ? gr * lda + c * w : 0), 8 * w, ok ? 8 * w : 0);
+          c += dcol, row += drow;
+          if (c >= P) c -= P, ++row;
+        }
+      cp_async_commit();  // (an empty group past K keeps the wait counts uniform)
+    };
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int s = 0; s < StagesA - 1; ++s) issue(r0 + s * step, ws + s * ss);
+    const int m_last = 8 * (U - 1) + 2 * t, x8 = (g & 1) * swz;
+    for (int it = 0;; ++it) {
+      issue(r0 + (StagesA - 1) * step, ws + ((it + StagesA - 1) % StagesA) * ss);
+      cp_async_wait<StagesA - 1>();
+      __syncwarp();
+      double* st = ws + (it % StagesA) * ss;
+      // unit u of a swapped row at 8 (u ^ 1): 8 u + x8 for even u, 8 u - x8 for odd
+      const double *sa_even = st + g * S + 2 * t + x8, *sa_odd = sa_even - 2 * x8;
+      double d[MaxNT][4];
+      multiply(d, [&](int h, int u) {
+        double2 v = *reinterpret_cast<const double2*>((u % 2 == 0 ? sa_even : sa_odd) + 8 * h * S + 8 * u);
+        if (u == U - 1) {
+          if (m_last >= M) v.x = 0.0;
+          if (m_last + 1 >= M) v.y = 0.0;
+        }
+        return v;
+      });
+      __syncwarp();  // every lane's fragments read: the stage may take B
+      store(d, r0, st);
+      __syncwarp();  // and the stage is copied into again
+      r0 += step;
+      if (r0 >= K) break;
+    }
+    cp_async_wait<0>();
+    return;
+  } else {
+    // Whole units of A with 16-byte access: the common case takes unguarded
+    // loads (warp-uniform choice per 16 rows).
+    const bool whole_a = vec_a && M % 8 == 0;
+    double2 a[2][MaxU];
+    auto load = [&](Index rb, double2(&x)[2][MaxU]) {
+      if (whole_a && rb + 16 <= K) {
 #pragma unroll
-      for (int u = 0; u < MaxU; ++u) a[h][u] = an[h][u];
-    r0 = rn;
+        for (int h = 0; h < 2; ++h) {
+          const double2* ar = reinterpret_cast<const double2*>(A + (rb + g + 8 * h) * lda + 2 * t);
+#pragma unroll
+          for (int u = 0; u < MaxU; ++u)
+            if (u < U) x[h][u] = __ldg(ar + 4 * u);
+        }
+        return;
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const Index row = rb + g + 8 * h;
+        const double* ar = A + row * lda + 2 * t;
+#pragma unroll
+        for (int u = 0; u < MaxU; ++u)
+          if (u < U) {
+            const int m = 8 * u + 2 * t;
+            x[h][u].x = row < K && m < M ? __ldg(ar + 8 * u) : 0.0;
+            x[h][u].y = row < K && m + 1 < M ? __ldg(ar + 8 * u + 1) : 0.0;
+          }
+      }
+    };
+    load(r0, a);
+    double* wb = smem_raw + U * NT * 64 + (threadIdx.x / 32) * 16 * N;
+    while (true) {
+      const Index rn = r0 + warps * 16;
+      const bool more = rn < K;
+      double2 an[2][MaxU];
+      if (more) load(rn, an);
+      double d[MaxNT][4];
+      multiply(d, [&](int h, int u) { return a[h][u]; });
+      store(d, r0, wb);
+      if (!more) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int u = 0; u < MaxU; ++u) a[h][u] = an[h][u];
+      r0 = rn;
+    }
   }
 }
 
@@ -304,31 +377,58 @@ __global__ void __launch_bounds__(256, tsmm_mma16_staged_min_blocks(MaxU, MaxNT)
                              double* B, Index ldb, bool vec_a, bool vec_b) {
   tsmm_mma16_body<MaxU, MaxNT, false, true>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
 }
+template <int MaxU, int MaxNT, bool StageOut, int StagesA, int Threads>
+__global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
+    tsmm_mma16_stage_a_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
+                              const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta,
+                              double* B, Index ldb, bool vec_a, bool vec_b) {
+  tsmm_mma16_body<MaxU, MaxNT, false, StageOut, StagesA>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb,
+                                                         vec_a, vec_b);
+}
+
+// A through shared memory in the m16n8k4 kernel (StagesA): at M not a
+// multiple of 8, odd from 11 and even from 26, where it ran 1.03-1.40x the
+// register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18); from M = 41 in
+// blocks of 12 warps, 1.13-1.45x the blocks of 8, which the stages' shared
+// memory keeps to one an SM there.
+constexpr int kTsmmStagesA = 2;
+inline bool tsmm_mma16_stage_a(int M) { return M % 8 != 0 && M >= (M % 2 == 1 ? 11 : 26); }
 
 template <int MaxU, int MaxNT, bool Exact = false>
 void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
                           const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
-  const int threads = 256;
   const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
   const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
   const bool stage = !Exact && N % 2 == 1 && N >= 11;  // (exact shapes are multiples of 8)
+  const bool stage_a = !Exact && tsmm_mma16_stage_a(M);
+  const bool wide_a = stage_a && MaxU == 8 && M > 40;
+  const int threads = wide_a ? 384 : 256, warps = threads / 32;
   // Staged rows take 16-byte pieces when the run of rows starts 16-byte aligned; the fragment stores need
   // every row so.
   const bool vec_b = aligned_b && (stage ? ldb == N : ldb % 2 == 0);
-  const std::size_t cf_bytes = std::size_t((M + 7) / 8) * ((N + 7) / 8) * 64 * sizeof(double);
-  const std::size_t smem = cf_bytes + (stage ? std::size_t(threads / 32) * 16 * N * sizeof(double) : 0);
+  const int U = (M + 7) / 8, S = 8 * U;
+  const std::size_t cf_bytes = std::size_t(U) * ((N + 7) / 8) * 64 * sizeof(double);
+  std::size_t smem = cf_bytes + (stage ? std::size_t(warps) * 16 * N * sizeof(double) : 0);
+  if (stage_a) smem = cf_bytes + std::size_t(warps) * kTsmmStagesA * 16 * (stage && N > S ? N : S) * sizeof(double);
   auto go = [&](auto kernel) {
     allow_smem(kernel, smem);
     int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
-    const Index rows_per_block = Index(threads / 32) * 16;
+    const Index rows_per_block = Index(warps) * 16;
     const Index want = (K + rows_per_block - 1) / rows_per_block;
     const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
     kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
                                                        vec_b);
   };
+  constexpr int wide = MaxU == 8 ? 384 : 256;  // (only MaxU = 8 is ever wide: one kernel otherwise)
   if constexpr (Exact)
     go(tsmm_mma16_kernel<MaxU, MaxNT, true>);
+  else if (wide_a)
+    stage ? go(tsmm_mma16_stage_a_kernel<MaxU, MaxNT, true, kTsmmStagesA, wide>)
+          : go(tsmm_mma16_stage_a_kernel<MaxU, MaxNT, false, kTsmmStagesA, wide>);
+  else if (stage_a)
+    stage ? go(tsmm_mma16_stage_a_kernel<MaxU, MaxNT, true, kTsmmStagesA, 256>)
+          : go(tsmm_mma16_stage_a_kernel<MaxU, MaxNT, false, kTsmmStagesA, 256>);
   else if (stage)
     go(tsmm_mma16_staged_kernel<MaxU, MaxNT>);
   else

@@ -231,6 +231,27 @@ TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
   }
 }
 
+// Native TSMM at M not a multiple of 8 (odd from 11, even from 26) takes A
+// through cp.async stages in each warp's shared memory: odd and even M, units
+// of A with and without the swapped 16-byte pairs (even and odd ceil(M / 8)),
+// blocks of 8 and of 12 warps (M above 40), with and without B staged (odd and
+// even N), 16- and 8-byte copies (packed and column-block rows, aligned or
+// not), many row blocks a warp and a last one of fewer than 16 rows.
+TYPED_TEST(Tsm, NativeTsmmStagedA) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    const auto seed = tessera::test::fresh_seed();
+    for (auto [M, N, K] : {std::tuple{11, 11, 400009}, std::tuple{17, 64, 200003}, std::tuple{26, 30, 200003},
+                           std::tuple{39, 2, 300007}, std::tuple{45, 45, 100003}, std::tuple{62, 62, 100003},
+                           std::tuple{57, 9, 200003}, std::tuple{41, 63, 100003}})
+      for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
+        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay));
+        c.zero_beta = true;
+        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
+      }
+  }
+}
+
 TYPED_TEST(Tsm, KSmallerThanM) {
   const auto seed = tessera::test::fresh_seed();
   for (int K : {2, 5, 17, 40}) {
