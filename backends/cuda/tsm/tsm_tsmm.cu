@@ -388,9 +388,11 @@ __global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
 
 // A through shared memory in the m16n8k4 kernel (StagesA): at M not a
 // multiple of 8, odd from 11 and even from 26, where it ran 1.03-1.40x the
-// register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18); from M = 41 in
-// blocks of 12 warps, 1.13-1.45x the blocks of 8, which the stages' shared
-// memory keeps to one an SM there.
+// register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18). From M = 33 in
+// blocks of 12 warps (at most 159 registers, one block an SM): 1.08-1.17x two
+// blocks of 8 at 33..39, 1.13-1.45x one of 8 at 41..63, where the stages'
+// shared memory leaves room for no second block. (Three blocks of 8 an SM at
+// M, N <= 16, 85 registers: 0.90-0.97x.)
 constexpr int kTsmmStagesA = 2;
 inline bool tsmm_mma16_stage_a(int M) { return M % 8 != 0 && M >= (M % 2 == 1 ? 11 : 26); }
 
@@ -401,7 +403,7 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alp
   const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
   const bool stage = !Exact && N % 2 == 1 && N >= 11;  // (exact shapes are multiples of 8)
   const bool stage_a = !Exact && tsmm_mma16_stage_a(M);
-  const bool wide_a = stage_a && MaxU == 8 && M > 40;
+  const bool wide_a = stage_a && MaxU == 8 && M > 32;
   const int threads = wide_a ? 384 : 256, warps = threads / 32;
   // Staged rows take 16-byte pieces when the run of rows starts 16-byte aligned; the fragment stores need
   // every row so.

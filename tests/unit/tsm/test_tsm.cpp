@@ -234,7 +234,7 @@ TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
 // Native TSMM at M not a multiple of 8 (odd from 11, even from 26) takes A
 // through cp.async stages in each warp's shared memory: odd and even M, units
 // of A with and without the swapped 16-byte pairs (even and odd ceil(M / 8)),
-// blocks of 8 and of 12 warps (M above 40), with and without B staged (odd and
+// blocks of 8 and of 12 warps (M above 32), with and without B staged (odd and
 // even N), 16- and 8-byte copies (packed and column-block rows, aligned or
 // not), many row blocks a warp and a last one of fewer than 16 rows.
 TYPED_TEST(Tsm, NativeTsmmStagedA) {
