@@ -4,7 +4,9 @@
 #include "test_tsm_common.hpp"
 #include "tessera/tsm/tsm_table.hpp"
 
+#include <initializer_list>
 #include <stdexcept>
+#include <tuple>
 
 namespace {
 
@@ -213,22 +215,29 @@ TYPED_TEST(Tsm, NativeOddSidesManyStages) {
   }
 }
 
+// Native TSMM, double, on shapes {M, N, K}: packed rows, column blocks with
+// odd and with even row strides (K / 4 rows), beta random and beta = 0 with
+// NaN in B.
+template <class Exec>
+void check_native_tsmm_many_rows(std::initializer_list<std::tuple<int, int, int>> shapes, std::uint64_t seed) {
+  for (auto [M, N, K] : shapes)
+    for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
+      Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+      check_tsmm<double, Exec, Public>(c, seed + M + N + int(lay));
+      c.zero_beta = true;
+      check_tsmm<double, Exec, Public>(c, seed + M + N + int(lay) + 7);
+    }
+}
+
 // Native TSMM at odd N from 11 writes B through each warp's shared buffer:
 // many row blocks a warp, a last block of fewer than 16 rows, packed rows
 // (16-byte pieces), column blocks with odd and even row strides, beta = 0
 // with NaN in the output; every staged kernel size (units x tiles 2..8).
 TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
-  if constexpr (tessera::is_device_space_v<TypeParam>) {
-    const auto seed = tessera::test::fresh_seed();
-    for (auto [M, N, K] : {std::tuple{13, 13, 400009}, std::tuple{31, 31, 200003}, std::tuple{20, 25, 200003},
-                           std::tuple{9, 63, 100003}, std::tuple{64, 11, 200003}, std::tuple{33, 47, 100003}})
-      for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
-        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
-        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay));
-        c.zero_beta = true;
-        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
-      }
-  }
+  if constexpr (tessera::is_device_space_v<TypeParam>)
+    check_native_tsmm_many_rows<TypeParam>({{13, 13, 400009}, {31, 31, 200003}, {20, 25, 200003}, {9, 63, 100003},
+                                            {64, 11, 200003}, {33, 47, 100003}},
+                                           tessera::test::fresh_seed());
 }
 
 // Native TSMM at M not a multiple of 8 (odd from 11, even from 26) takes A
@@ -238,18 +247,10 @@ TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
 // even N), 16- and 8-byte copies (packed and column-block rows, aligned or
 // not), many row blocks a warp and a last one of fewer than 16 rows.
 TYPED_TEST(Tsm, NativeTsmmStagedA) {
-  if constexpr (tessera::is_device_space_v<TypeParam>) {
-    const auto seed = tessera::test::fresh_seed();
-    for (auto [M, N, K] : {std::tuple{11, 11, 400009}, std::tuple{17, 64, 200003}, std::tuple{26, 30, 200003},
-                           std::tuple{39, 2, 300007}, std::tuple{45, 45, 100003}, std::tuple{62, 62, 100003},
-                           std::tuple{57, 9, 200003}, std::tuple{41, 63, 100003}})
-      for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
-        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
-        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay));
-        c.zero_beta = true;
-        check_tsmm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
-      }
-  }
+  if constexpr (tessera::is_device_space_v<TypeParam>)
+    check_native_tsmm_many_rows<TypeParam>({{11, 11, 400009}, {17, 64, 200003}, {26, 30, 200003}, {39, 2, 300007},
+                                            {45, 45, 100003}, {62, 62, 100003}, {57, 9, 200003}, {41, 63, 100003}},
+                                           tessera::test::fresh_seed());
 }
 
 TYPED_TEST(Tsm, KSmallerThanM) {
