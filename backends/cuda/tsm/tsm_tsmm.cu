@@ -104,6 +104,13 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
 // 17..25, 0.96x at 31), else one.
 constexpr int tsmm_mma16_staged_min_blocks(int max_u, int max_nt) { return max_u <= 4 && max_u * max_nt <= 16 ? 2 : 1; }
 
+// Doubles a warp's A stage holds (StagesA): 16 rows of A at row stride 8 U,
+// or, where wider, the 16 x N rows of B that StageOut puts there. One
+// definition for the kernel's layout and the launcher's shared memory.
+__host__ __device__ constexpr int tsmm_stage_a_doubles(int U, int N, bool stage_out) {
+  return 16 * (stage_out && N > 8 * U ? N : 8 * U);
+}
+
 // TSMM StageOut epilogue: rows rb.. of B (fragments d of a warp's 16 rows)
 // through the warp's buffer wb of 16 rows x N (16-byte aligned), then written
 // as consecutive elements: whole 32-byte sectors a store where ldb == N.
@@ -270,8 +277,7 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     // that a warp copy is whole sectors of a packed A whatever M. The padding
     // columns are not copied: the last unit's fragments there are zeroed
     // (0 x NaN).
-    const int S = 8 * U, swz = U % 2 == 0 ? 8 : 0;
-    const int ss = 16 * (StageOut && N > S ? N : S);
+    const int S = 8 * U, swz = U % 2 == 0 ? 8 : 0, ss = tsmm_stage_a_doubles(U, N, StageOut);
     double* ws = smem_raw + U * NT * 64 + (threadIdx.x / 32) * StagesA * ss;
     const int w = vec_a && M % 2 == 0 ? 2 : 1, P = M / w;  // pieces a row
     const int drow = 32 / P, dcol = 32 % P, row_l = lane / P, col_l = lane % P;
@@ -408,10 +414,10 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alp
   // Staged rows take 16-byte pieces when the run of rows starts 16-byte aligned; the fragment stores need
   // every row so.
   const bool vec_b = aligned_b && (stage ? ldb == N : ldb % 2 == 0);
-  const int U = (M + 7) / 8, S = 8 * U;
-  const std::size_t cf_bytes = std::size_t(U) * ((N + 7) / 8) * 64 * sizeof(double);
-  std::size_t smem = cf_bytes + (stage ? std::size_t(warps) * 16 * N * sizeof(double) : 0);
-  if (stage_a) smem = cf_bytes + std::size_t(warps) * kTsmmStagesA * 16 * (stage && N > S ? N : S) * sizeof(double);
+  const int U = (M + 7) / 8;
+  // alpha C's fragments, then a warp's A stages or its buffer of B's rows
+  const int per_warp = stage_a ? kTsmmStagesA * tsmm_stage_a_doubles(U, N, stage) : stage ? 16 * N : 0;
+  const std::size_t smem = (std::size_t(U) * ((N + 7) / 8) * 64 + std::size_t(warps) * per_warp) * sizeof(double);
   auto go = [&](auto kernel) {
     allow_smem(kernel, smem);
     int per_sm = 0;
