@@ -1938,21 +1938,24 @@ void tsmm_kokkos(const ExecSpace& exec, typename ViewB::non_const_value_type alp
     // "Portable kernels at small sides" and "Portable TSMM on the GPU").
     // 8 <= M <= N <= 32: the paired kernel (TsmmPaired: 4 rows x 2 adjacent
     // columns, 16-byte shared loads and stores; 1.06-1.29x the flat kernel
-    // at M = N = 12..32 and 24 x 32). Else N <= 32: the flat kernel (TsmmFlat:
-    // a thread's tile is rows of one or two columns, a warp's stores
-    // consecutive; 1.09-2.4x the tile kernel at M = N = 1..32, 3 x 17 and 64
-    // x 8): 8 rows x 1 column where M <= N, 1 row where 4N <= M <= 8N (4 rows
-    // x 2 columns where forced, or where the paired kernel does not apply
-    // and M >= 8, 8 <= N <= 28). Otherwise the tile kernel (TsmmStaged: 2 x 4
-    // tiles; 1.02-1.75x the unstaged kernel from M = N = 4), and where
+    // at M = N = 12..32 and 24 x 32), but not at odd N <= 29, where B's rows
+    // are not 16-byte pairs and the flat kernel's 4 x 2 tile ran 1.02-1.47x
+    // faster (M = N = 9..29; 0.97x at 31). Else N <= 32: the flat kernel
+    // (TsmmFlat: a thread's tile is rows of one or two columns, a warp's
+    // stores consecutive; 1.09-2.4x the tile kernel at M = N = 1..32, 3 x 17
+    // and 64 x 8): 8 rows x 1 column where M <= N, 1 row where 4N <= M <= 8N
+    // (4 rows x 2 columns where forced, or where the paired kernel does not
+    // apply and M >= 8, 8 <= N <= 29). Otherwise the tile kernel (TsmmStaged:
+    // 2 x 4 tiles; 1.02-1.75x the unstaged kernel from M = N = 4), and where
     // neither fits in the scratch (M = N = 64) the unstaged kernel.
     // TESSERA_TSM_PORTABLE_TSMM_STAGE (0 unstaged | 1 tile | 2 flat | 3
     // paired), _TSMM_COLS (1 | 2) and _STAGE_LOADS override, for benchmarks.
     const PortableOverrides& o = portable_overrides();
     const int M = int(A.extent(1)), N = int(B.extent(1));
     using Bounds = Kokkos::LaunchBounds<256, 2>;
-    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 32 ? (M >= 8 && M <= N ? 3 : 2) : 1);
-    const bool wide = o.tsmm_cols ? *o.tsmm_cols == 2 : M >= 8 && N >= 8 && N <= 28;
+    const bool paired = M >= 8 && M <= N && (N % 2 == 0 || N > 29);
+    const int pick = o.tsmm_stage ? *o.tsmm_stage : (N <= 32 ? (paired ? 3 : 2) : 1);
+    const bool wide = o.tsmm_cols ? *o.tsmm_cols == 2 : M >= 8 && N >= 8 && N <= 29;
     if (pick == 3 && tsmm_paired<4, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
     if (pick >= 2) {
       if (wide && M <= N && tsmm_flat<4, 2, 8, 2, Bounds>(exec, alpha, A, C, beta, B)) return;
