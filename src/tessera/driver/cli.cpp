@@ -60,6 +60,9 @@ std::vector<OptionSpec> driver_options(Command::Kind kind) {
     o.push_back({"variants", "LIST", "", "comma-separated variants (default: all available here)"});
   o.push_back({"repeats", "N", "10", "timed repeats; the median is reported"});
   o.push_back({"warmup", "N", "2", "untimed warm-up runs"});
+  o.push_back({"rounds", "N", "1",
+               "run the variant list N times in alternation (the runners allocate their operands each time); the "
+               "median of the N medians is reported"});
   o.push_back({"seed", "N", "1", "seed of the random inputs (unsigned 64-bit)"});
   if (kind == Command::Kind::compare)
     o.push_back({"baseline", "NAME", "", "variant the speed-up is against (default: the fastest on the multicore CPU)"});
@@ -130,6 +133,7 @@ void check_common(Options& o, Command::Kind kind) {
   if (kind == Command::Kind::tune) return;
   o.get_int("repeats", 10, 1, 100000);
   o.get_int("warmup", 2, 0, 10000);
+  o.get_int("rounds", 1, 1, 1000);
   o.get_uint64("seed", 1);
   for (const char* f : {"csv", "json", "h5"})
     if (o.has(f)) check_output_path(o.get(f));
@@ -358,6 +362,7 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress_out) {
   req.command = kind_name(cmd.kind);
   req.settings.repeats = int(cmd.options.get_int("repeats", 10, 1, 100000));
   req.settings.warmup = int(cmd.options.get_int("warmup", 2, 0, 10000));
+  req.settings.rounds = int(cmd.options.get_int("rounds", 1, 1, 1000));
   req.seed = cmd.options.get_uint64("seed", 1);
   req.ceilings = ceilings_mode(cmd.options, cmd.kind);
   if (cmd.kind == Command::Kind::run) {

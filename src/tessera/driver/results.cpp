@@ -155,8 +155,10 @@ void print_report(const Report& r, std::ostream& out) {
     for (const auto& p : r.parameters) line += (line.empty() ? "" : ", ") + p.name + " " + parameter_text(p);
     out << "  parameters: " << line << "\n";
   }
-  out << "  timing: median of " << r.settings.repeats << " after " << r.settings.warmup
-      << " warm-up (device timers), seed " << r.seed << "\n";
+  out << "  timing: ";
+  if (r.settings.rounds > 1) out << "median of " << r.settings.rounds << " rounds' medians, each ";
+  out << "median of " << r.settings.repeats << " after " << r.settings.warmup << " warm-up (device timers), seed "
+      << r.seed << "\n";
   for (const auto& [id, hw] : r.hardware) {
     out << "  platform " << id << ": " << hw << "\n";
     if (auto it = r.ceilings.find(id); it != r.ceilings.end()) out << "    ceilings: " << ceilings_text(it->second) << "\n";
@@ -314,6 +316,7 @@ std::string report_json(const Report& r) {
   j["seed"] = r.seed;  // unsigned 64-bit
   j["warmup"] = r.settings.warmup;
   j["repeats"] = r.settings.repeats;
+  j["rounds"] = r.settings.rounds;
   j["baseline"] = r.baseline;
   j["build"] = {{"version", b.version},         {"compiler", b.cxx_compiler},   {"flags", b.cxx_flags},
                 {"build_type", b.build_type},   {"kokkos", b.kokkos_version},   {"kokkos_devices", b.kokkos_devices},

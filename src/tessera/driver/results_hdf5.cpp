@@ -46,6 +46,7 @@ void write_contents(hid_t file, const Report& r) {
   h5::attr_values(file, "seed", H5T_NATIVE_UINT64, std::vector<std::uint64_t>{r.seed});
   attr_double(file, "repeats", r.settings.repeats);
   attr_double(file, "warmup", r.settings.warmup);
+  attr_double(file, "rounds", r.settings.rounds);
   attr_string(file, "baseline", r.baseline);
   attr_string(file, "ceilings_note", r.ceilings_note);
   attr_string(file, "tessera_version", b.version);

@@ -1,5 +1,6 @@
 #include "tessera/driver/runner.hpp"
 
+#include "tessera/core/timer.hpp"
 #include "tessera/driver/mpi_session.hpp"
 #include "tessera/driver/platform.hpp"
 
@@ -7,6 +8,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace tessera::driver {
 
@@ -70,7 +72,16 @@ void check_memory(const Workload& w, const std::vector<Variant>& variants) {
 }
 
 std::vector<Row> run_variants(const std::vector<Variant>& variants, const RunSettings& settings,
-                              Progress& progress, const std::string& label) {
+                              Progress& progress, std::string label) {
+  if (settings.rounds > 1) {
+    std::vector<std::vector<Row>> rounds;
+    RunSettings one = settings;
+    one.rounds = 1;
+    for (int k = 1; k <= settings.rounds; ++k)
+      rounds.push_back(run_variants(variants, one, progress,
+                                    label + " round " + std::to_string(k) + "/" + std::to_string(settings.rounds)));
+    return merge_rounds(rounds);
+  }
   std::vector<Row> rows;
   int i = 0;
   for (const auto& v : variants) {
@@ -117,6 +128,35 @@ double harmonic_portability(const std::map<std::string, double>& e) {
 }
 
 }  // namespace
+
+std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds) {
+  if (rounds.empty()) return {};
+  std::vector<Row> out = rounds.front();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Row& row = out[i];
+    KernelResult& k = row.result;
+    std::vector<double> medians;
+    for (const auto& round : rounds) {
+      if (round.size() != out.size() || round[i].variant != row.variant || round[i].kernel != row.kernel ||
+          round[i].result.ran != k.ran)
+        throw std::invalid_argument("merge_rounds: the rounds ran different rows");
+      const KernelResult& x = round[i].result;
+      if (!x.ran) continue;
+      medians.push_back(x.time.median);
+      if (&round == &rounds.front()) continue;
+      k.time.min = std::min(k.time.min, x.time.min);
+      k.time.max = std::max(k.time.max, x.time.max);
+      k.time.repeats += x.time.repeats;
+      k.valid = k.valid && x.valid;
+      k.error = std::max(k.error, x.error);
+    }
+    if (!k.ran) continue;
+    k.time.median = summarize(std::move(medians)).median;
+    row.gbs = k.time.median > 0 ? k.bytes / k.time.median * 1e-9 : 0;
+    row.gflops = k.time.median > 0 ? k.flops / k.time.median * 1e-9 : 0;
+  }
+  return out;
+}
 
 void apply_ceilings(Report& r) {
   r.portability.clear();

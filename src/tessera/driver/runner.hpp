@@ -21,6 +21,12 @@ struct CompareRequest {
   CeilingsMode ceilings = CeilingsMode::measure;
 };
 
+// One row per (variant, kernel) from the rows of several rounds of the same
+// variant list: the median of the rounds' medians, the extremes of all
+// repeats, the repeats summed; valid only if every round was, with the
+// largest error. Throws std::invalid_argument if the rounds' rows differ.
+std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds);
+
 // Variants of w that can run here (in this build, platform present).
 std::vector<Variant> available_variants(const Workload& w);
 

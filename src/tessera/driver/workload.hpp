@@ -53,6 +53,11 @@ struct RunSettings {
   int warmup = 2;
   int repeats = 10;
   Progress* progress = &Progress::none();  // long runners report through it
+  // The driver runs the variant list this many times in alternation and
+  // reports the median of the runs' medians: a GPU's timings move by a few %
+  // between allocations (runners allocate their operands on each run) and
+  // between runs, more than within one run's repeats.
+  int rounds = 1;
 };
 
 struct KernelResult {

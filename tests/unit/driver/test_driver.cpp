@@ -33,6 +33,8 @@ TEST(Cli, RejectsBadInputWithUsageErrors) {
   EXPECT_THROW(parse({"run", "stream", "--size", "-5"}), UsageError);
   EXPECT_THROW(parse({"run", "stream", "--size", "12abc"}), UsageError);
   EXPECT_THROW(parse({"run", "stream", "--repeats", "0"}), UsageError);
+  EXPECT_THROW(parse({"compare", "stream", "--rounds", "0"}), UsageError);
+  EXPECT_THROW(parse({"compare", "stream", "--rounds", "1001"}), UsageError);
   EXPECT_THROW(parse({"run", "stream", "--quiet=yes"}), UsageError);
   EXPECT_THROW(parse({"run", "stream", "positional"}), UsageError);
   EXPECT_THROW(parse({"compare", "stream", "--kernels", "copy,scale"}), UsageError);
@@ -88,6 +90,71 @@ TEST(Runner, ComparesEveryAvailableVariantOnTheSameInputs) {
   EXPECT_NE(table.str().find("serial-reference"), std::string::npos);
   EXPECT_NE(table.str().find("build:"), std::string::npos);
   EXPECT_EQ(table.str().find("FAILED"), std::string::npos);
+}
+
+TEST(Runner, RoundsRunTheVariantListAgainAndKeepOneRowEach) {
+  auto w = make_workload("stream");
+  w->configure(parse_options({"--size", "50001"}, w->options(), "test"));
+  CompareRequest req;
+  req.settings = {1, 3};
+  req.settings.rounds = 3;
+  req.seed = 7;
+  req.variants = {"serial-reference"};
+  req.ceilings = CeilingsMode::cached;
+  const Report r = run_compare(*w, req, Progress::none());
+  ASSERT_EQ(r.rows.size(), 3u);  // copy, triad and sum, once each
+  for (const auto& row : r.rows) {
+    if (!row.result.ran) continue;
+    EXPECT_EQ(row.result.time.repeats, 9) << row.kernel;
+    EXPECT_LE(row.result.time.min, row.result.time.median);
+    EXPECT_LE(row.result.time.median, row.result.time.max);
+    EXPECT_TRUE(row.result.valid);
+  }
+  std::ostringstream table;
+  print_report(r, table);
+  EXPECT_NE(table.str().find("median of 3 rounds' medians"), std::string::npos);
+}
+
+Row timed_row(const std::string& kernel, double median, double min, double max, bool valid, double error) {
+  Row row;
+  row.kernel = kernel;
+  row.variant = "v";
+  row.result.kernel = kernel;
+  row.result.ran = true;
+  row.result.bytes = 2e9;
+  row.result.flops = 1e9;
+  row.result.time.median = median;
+  row.result.time.min = min;
+  row.result.time.max = max;
+  row.result.time.repeats = 5;
+  row.result.valid = valid;
+  row.result.error = error;
+  return row;
+}
+
+TEST(Runner, MergedRoundsTakeTheMedianOfTheirMedians) {
+  const std::vector<std::vector<Row>> rounds = {
+      {timed_row("a", 1.0, 0.9, 1.2, true, 1e-15), timed_row("b", 4.0, 3.0, 5.0, true, 0)},
+      {timed_row("a", 5.0, 0.8, 6.0, false, 1e-3), timed_row("b", 2.0, 2.0, 2.5, true, 0)},
+      {timed_row("a", 2.0, 1.5, 2.5, true, 1e-12), timed_row("b", 3.0, 2.9, 3.1, true, 0)}};
+  const auto m = merge_rounds(rounds);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_DOUBLE_EQ(m[0].result.time.median, 2.0);  // not the mean (2.67) nor the first round's 1.0
+  EXPECT_DOUBLE_EQ(m[0].result.time.min, 0.8);
+  EXPECT_DOUBLE_EQ(m[0].result.time.max, 6.0);
+  EXPECT_EQ(m[0].result.time.repeats, 15);
+  EXPECT_FALSE(m[0].result.valid);  // one invalid round makes the row invalid
+  EXPECT_DOUBLE_EQ(m[0].result.error, 1e-3);
+  EXPECT_DOUBLE_EQ(m[0].gbs, 1.0);  // 2e9 bytes in 2 s
+  EXPECT_DOUBLE_EQ(m[1].result.time.median, 3.0);
+  EXPECT_TRUE(m[1].result.valid);
+  EXPECT_DOUBLE_EQ(m[1].gflops, 1.0 / 3.0);
+  // Two rounds: the mean of the two middle values.
+  const auto two = merge_rounds({rounds[0], rounds[1]});
+  EXPECT_DOUBLE_EQ(two[1].result.time.median, 3.0);
+  // Rounds that ran different rows are refused.
+  EXPECT_THROW(merge_rounds({rounds[0], {rounds[1][1], rounds[1][0]}}), std::invalid_argument);
+  EXPECT_THROW(merge_rounds({rounds[0], {rounds[1][0]}}), std::invalid_argument);
 }
 
 TEST(Runner, RejectsUnknownAndUnavailableVariants) {
