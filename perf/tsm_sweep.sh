@@ -7,11 +7,12 @@
 # take K = 2^30 / (M + N) (2^29 in complex, the same 8 GiB) and are plotted as
 # bars per shape (perf/tsm_shapes.sh runs the issue's M != N list).
 #
-# usage: perf/tsm_sweep.sh TESSERA_BINARY OUT_DIR [KERNEL] [TYPE] [VARIANTS] [REPEATS] [MS]
+# usage: perf/tsm_sweep.sh TESSERA_BINARY OUT_DIR [KERNEL] [TYPE] [VARIANTS] [REPEATS] [MS] [ROUNDS]
 #   KERNEL tsmttsm|tsmm (default tsmttsm), TYPE d|z (default d),
 #   VARIANTS: comma-separated (default: native-cuda,kokkos@Cuda,cublas,cublaslt;
 #             the serial reference is far too slow at these sizes),
 #   MS: the M values (default: 1..64), e.g. "1 2 4 8 16 32 64", or MxN shapes "3x17 64x8".
+#   ROUNDS: compare's --rounds (default 1); 5 where rows lie within a GPU's run-to-run spread of a target.
 #   e.g. perf/tsm_sweep.sh build/cuda/src/tessera out/tsm tsmttsm d
 set -euo pipefail
 if [ $# -lt 2 ]; then
@@ -25,6 +26,7 @@ type=${4:-d}
 variants=${5:-native-cuda,kokkos@Cuda,cublas,cublaslt}
 repeats=${6:-5}
 ms=${7:-$(seq 1 64)}
+rounds=${8:-1}
 shapes=0
 case "$ms" in *x*) shapes=1 ;; esac
 for s in $ms; do
@@ -45,7 +47,7 @@ for s in $ms; do
   k=$((2 * total / (m + n)))
   csv="$out/tsm_${tag}_m${m}$([ "$n" = "$m" ] || echo "n$n").csv"
   "$bin" compare tsm --kernel "$kernel" --type "$type" --m "$m" --n "$n" --k "$k" --variants "$variants" \
-    --repeats "$repeats" --csv "$csv" --quiet
+    --repeats "$repeats" --rounds "$rounds" --csv "$csv" --quiet
   if [ ! -f "$merged.tmp" ]; then
     head -1 "$csv" | sed 's/^/m,n,/' > "$merged.tmp"
   fi

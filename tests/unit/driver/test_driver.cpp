@@ -157,6 +157,17 @@ TEST(Runner, MergedRoundsTakeTheMedianOfTheirMedians) {
   EXPECT_THROW(merge_rounds({rounds[0], {rounds[1][0]}}), std::invalid_argument);
 }
 
+TEST(Registry, TsmCountsAHostVariantsViewsInHostMemory) {
+  // TSMM 2 x 2, K = 2^28: 8 GiB of inputs, a 4 GiB output. kokkos@OpenMP holds
+  // its own Views of both beside the prepared inputs and the reference.
+  auto w = make_workload("tsm");
+  w->configure(parse_options({"--kernel", "tsmm", "--m", "2", "--k", "268435456"}, w->options(), "test"));
+  const double in = 8.0 * (268435456.0 * 4 + 4), out = 8.0 * 268435456.0 * 2;
+  const MemoryNeed need = w->memory_need();
+  EXPECT_DOUBLE_EQ(need.device_bytes, in + out);
+  EXPECT_GE(need.host_bytes, 2 * in + 3 * out);
+}
+
 TEST(Runner, RejectsUnknownAndUnavailableVariants) {
   EXPECT_THROW(small_compare({"warp-drive"}), UsageError);
 #if !defined(KOKKOS_ENABLE_CUDA)

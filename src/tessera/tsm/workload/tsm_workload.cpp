@@ -141,8 +141,11 @@ class TsmWorkload final : public driver::Workload {
     // This rank's rows.
     const double in = double(kl_ * (m_ + n_) + (long long)m_ * n_) * elem();
     const double out = double(tsmttsm() ? (long long)m_ * n_ : kl_ * n_);
-    // Host: inputs, reference, error scales, one output copy; device: inputs + output.
-    return {in + out * (2 * elem() + 8), in + out * elem()};
+    // Device: one variant's Views (inputs + output). Host: inputs, reference,
+    // error scales, the output's reset copy, and one variant's Views, which a
+    // host-space variant (kokkos@OpenMP, kokkos@Serial) allocates there.
+    const double views = in + out * elem();
+    return {in + out * (2 * elem() + 8) + views, views};
   }
   std::vector<std::string> demo_arguments() const override {
     return {"--kernel", "tsmttsm", "--m", "16", "--k", "1000000", "--repeats", "5"};
