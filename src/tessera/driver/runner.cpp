@@ -71,8 +71,16 @@ void check_memory(const Workload& w, const std::vector<Variant>& variants) {
   }
 }
 
+// A row's rates from its median time (0 where it did not run).
+void set_rates(Row& row) {
+  const KernelResult& k = row.result;
+  const bool timed = k.ran && k.time.median > 0;
+  row.gbs = timed ? k.bytes / k.time.median * 1e-9 : 0;
+  row.gflops = timed ? k.flops / k.time.median * 1e-9 : 0;
+}
+
 std::vector<Row> run_variants(const std::vector<Variant>& variants, const RunSettings& settings,
-                              Progress& progress, std::string label) {
+                              Progress& progress, const std::string& label) {
   if (settings.rounds > 1) {
     std::vector<std::vector<Row>> rounds;
     RunSettings one = settings;
@@ -96,10 +104,7 @@ std::vector<Row> run_variants(const std::vector<Variant>& variants, const RunSet
       row.portable = v.portable;
       row.native = v.native;
       row.result = k;
-      if (k.ran && k.time.median > 0) {
-        row.gbs = k.bytes / k.time.median * 1e-9;
-        row.gflops = k.flops / k.time.median * 1e-9;
-      }
+      set_rates(row);
       rows.push_back(std::move(row));
     }
   }
@@ -132,18 +137,20 @@ double harmonic_portability(const std::map<std::string, double>& e) {
 std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds) {
   if (rounds.empty()) return {};
   std::vector<Row> out = rounds.front();
+  for (const auto& round : rounds)
+    if (round.size() != out.size()) throw std::invalid_argument("merge_rounds: the rounds ran different rows");
   for (std::size_t i = 0; i < out.size(); ++i) {
     Row& row = out[i];
     KernelResult& k = row.result;
     std::vector<double> medians;
-    for (const auto& round : rounds) {
-      if (round.size() != out.size() || round[i].variant != row.variant || round[i].kernel != row.kernel ||
-          round[i].result.ran != k.ran)
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      const Row& other = rounds[r][i];
+      const KernelResult& x = other.result;
+      if (other.variant != row.variant || other.kernel != row.kernel || x.ran != k.ran)
         throw std::invalid_argument("merge_rounds: the rounds ran different rows");
-      const KernelResult& x = round[i].result;
       if (!x.ran) continue;
       medians.push_back(x.time.median);
-      if (&round == &rounds.front()) continue;
+      if (r == 0) continue;  // out starts as the first round
       k.time.min = std::min(k.time.min, x.time.min);
       k.time.max = std::max(k.time.max, x.time.max);
       k.time.repeats += x.time.repeats;
@@ -152,8 +159,7 @@ std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds) {
     }
     if (!k.ran) continue;
     k.time.median = summarize(std::move(medians)).median;
-    row.gbs = k.time.median > 0 ? k.bytes / k.time.median * 1e-9 : 0;
-    row.gflops = k.time.median > 0 ? k.flops / k.time.median * 1e-9 : 0;
+    set_rates(row);
   }
   return out;
 }
