@@ -655,7 +655,8 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
   if (c.mma == 2 && complex)
     return "tsmm FP64 tensor cores (DMMA m16n8k4), " + std::to_string(c.products) +
            " real products a complex one, 16 rows x " + std::to_string(8 * c.tiles) +
-           " columns per warp, alpha C in shared memory in fragment order";
+           " columns per warp, alpha C in shared memory in fragment order" +
+           (c.stages ? ", A staged by a " + std::to_string(c.stages) + "-stage cp.async pipeline" : "");
   if (c.mma == 2)
     return std::string("tsmm FP64 tensor cores (DMMA m16n8k4), 16 rows per warp, alpha C in shared memory in "
                        "fragment order") +

@@ -38,7 +38,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
   // complex the register kernel to 3, then m16n8k4 with four real products,
   // two column tiles a warp below 20 and four (two units of A a step) from
-  // 20 (an H200, 2026-11-28). (The tuned double TSMTTSM
+  // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
   const int d = std::max(M, N);
@@ -59,6 +59,15 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     c.mma = 2;
     c.tiles = d < 20 ? 2 : 4;
     c.products = 4;
+    // A staged through shared memory (an H200, 2026-11-29: 1.05-1.38x at
+    // M = N = 4..14, 1.09-1.23x at 20..32) from M = 4 where the stages fit
+    // and one item owns a row block's tiles; row blocks split between items
+    // only at equal shares and M <= 24 (24 x 48, 3 + 3 tiles: 1.13x; 32 x 64:
+    // 0.93x, 1 x 64: 0.88x). With unequal shares (3 x 17: 2 + 1) the lighter
+    // warps run ahead and the halves of B's sectors reach memory apart: 2.6x
+    // slower.
+    const int nt = (N + 7) / 8, tiles = nt <= 2 ? 2 : c.tiles, g = (nt + tiles - 1) / tiles;
+    if (tsmm_z_stages_fit(M, 3) && M >= 4 && (g == 1 || (nt % g == 0 && M <= 24))) c.stages = 3;
   } else {
     c.outputs = complex && d == 1 ? 4 : 1;
   }
@@ -67,8 +76,11 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
 
 bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c) {
   if (M < 1 || M > 64 || N < 1 || N > 64) return false;
-  if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   const bool z_tsmm_mma = !tsmttsm && complex && c.mma == 2;
+  if (c.stages != 0 && z_tsmm_mma)
+    return (c.stages == 3 || c.stages == 4) && (c.tiles == 2 || c.tiles == 4) && c.products == 4 &&
+           tsmm_z_stages_fit(M, c.stages);
+  if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   // The staged double TSMTTSM's strips of 16 rows by 5 or 6 tiles: at most 4 x 2 warps.
   const bool strips = tsmttsm && !complex && c.mma == 2 && c.stages == 3 && c.products == 0;
   if (strips && c.tiles != 0) return c.tiles == 5 || c.tiles == 6;
@@ -120,6 +132,15 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
       c.mma = 2;
       c.tiles = tiles;
       c.products = products;
+      if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+    }
+  for (int stages : {3, 4})
+    for (int tiles : {2, 4}) {
+      NativeConfig c;
+      c.mma = 2;
+      c.stages = stages;
+      c.tiles = tiles;
+      c.products = 4;
       if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
     }
   return out;

@@ -12,6 +12,7 @@
 //                {"kernel": "tsmttsm", "type": "d", "m": 64, "n": 64, "mma": 4, "stages": 3},
 //                {"kernel": "tsmttsm", "type": "d", "m": 40, "n": 40, "mma": 2, "stages": 3, "tiles": 5},
 //                {"kernel": "tsmm", "type": "z", "m": 64, "n": 64, "mma": 2, "tiles": 4, "products": 3},
+//                {"kernel": "tsmm", "type": "z", "m": 12, "n": 12, "mma": 2, "stages": 3, "tiles": 2, "products": 4},
 //                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2}, ...]}
 // "mma" selects the FP64 tensor-core kernels (sm_80 and later; older GPUs run
 // the default register kernel instead).
@@ -30,6 +31,9 @@ struct NativeConfig {
   int mma = 0;
   // TSMTTSM with mma: 0 loads fragments straight from global memory; 3 stages
   // the rows through shared memory with a three-stage cp.async pipeline.
+  // Complex TSMM with mma 2 and products 4: 0 loads A into registers; 3 or 4
+  // stages each warp's rows of A through shared memory (cp.async), up to
+  // tsmm_z_stages_fit.
   int stages = 0;
   // Complex TSMM with mma 2 (m16n8k4, sm_90): the 8-column tiles of B a warp
   // owns (2 or 4), and the real products a complex one costs: 4 (re = ArCr -
@@ -62,6 +66,13 @@ struct Table {
 // contiguous and 16-byte aligned; other layouts run the register kernel):
 // M = N up to 4 and the 3 x 17 of the paper's M != N set.
 inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 4) || (M == 3 && N == 17); }
+
+// Complex TSMM with A staged (mma 2, stages 3 or 4): a warp's stage holds 16
+// rows of A at a row stride of M rounded up to 4 elements; a block's 8 warps'
+// stages and alpha C fit the 227 KiB of an sm_90 SM's shared memory while
+// stages x stride <= 96 (M <= 32 with 3 stages, M <= 24 with 4).
+inline int tsmm_z_stage_stride(int M) { return (M + 3) / 4 * 4; }
+inline bool tsmm_z_stages_fit(int M, int stages) { return stages * tsmm_z_stage_stride(M) <= 96; }
 
 // The shipped choice for a shape (M, N in 1..64).
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);

@@ -253,6 +253,38 @@ TYPED_TEST(Tsm, NativeTsmmStagedA) {
                                            tessera::test::fresh_seed());
 }
 
+// Complex TSMM with A staged (mma 2, stages 3 or 4), forced through the
+// table: stride S = 4 mod 8 and, swapped in fours, 0 mod 8 (M = 24, 32); one
+// and several units, 2 and 4 tiles, tile shares (N = 17 with 2 tiles, 48 with
+// 4), many items a warp around the stage ring and a last row block of fewer
+// than 16 rows; packed rows, column blocks, beta = 0 with NaN in B.
+TYPED_TEST(Tsm, NativeTsmmZStagedA) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    using namespace tessera::tsm;
+    const auto seed = tessera::test::fresh_seed();
+    for (int stages : {3, 4})
+      for (auto [M, N, K, tiles] : {std::tuple{1, 64, 100003, 4}, std::tuple{3, 17, 200003, 2},
+                                    std::tuple{4, 4, 400009, 2}, std::tuple{12, 12, 200003, 2},
+                                    std::tuple{24, 48, 100003, 4}, std::tuple{32, 9, 100003, 2},
+                                    std::tuple{13, 40, 100003, 4}}) {
+        NativeConfig nc;
+        nc.mma = 2;
+        nc.stages = stages;
+        nc.tiles = tiles;
+        nc.products = 4;
+        if (!config_usable(false, true, M, N, nc)) continue;  // (32 with 4 stages)
+        set_active_table(Table{"", {TableEntry{false, true, M, N, nc}}});
+        for (Lay lay : {Lay::right, Lay::block}) {
+          Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+          check_tsmm<zc, TypeParam, Public>(c, seed + M + N + int(lay) + stages);
+          c.zero_beta = true;
+          check_tsmm<zc, TypeParam, Public>(c, seed + M + N + int(lay) + stages + 7);
+        }
+      }
+    set_active_table(Table{});
+  }
+}
+
 TYPED_TEST(Tsm, KSmallerThanM) {
   const auto seed = tessera::test::fresh_seed();
   for (int K : {2, 5, 17, 40}) {

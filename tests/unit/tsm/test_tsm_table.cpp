@@ -80,6 +80,39 @@ TEST(TsmTable, TensorCoreTsmmEntries) {
     }
 }
 
+// Complex TSMM with A staged: 3 or 4 stages with 2 or 4 tiles and four
+// products, while the stages fit shared memory (stages x stride <= 96).
+TEST(TsmTable, StagedComplexTsmmEntries) {
+  for (int stages : {3, 4}) {
+    const Table z = parse_table(table_with(R"({"kernel": "tsmm", "type": "z", "m": 12, "n": 12, "mma": 2, "stages": )" +
+                                           std::to_string(stages) + R"(, "tiles": 2, "products": 4})"),
+                                "inline");
+    ASSERT_EQ(z.entries.size(), 1u);
+    EXPECT_EQ(z.entries[0].config.stages, stages);
+    EXPECT_EQ(config_name(false, z.entries[0].config),
+              "mma 2 stages " + std::to_string(stages) + " tiles 2 products 4");
+  }
+  NativeConfig c;
+  c.mma = 2;
+  c.tiles = 2;
+  c.products = 4;
+  c.stages = 3;
+  EXPECT_TRUE(config_usable(false, true, 32, 64, c));
+  EXPECT_FALSE(config_usable(false, true, 33, 8, c));
+  EXPECT_FALSE(config_usable(false, false, 8, 8, c));  // complex only
+  c.stages = 4;
+  EXPECT_TRUE(config_usable(false, true, 24, 48, c));
+  EXPECT_FALSE(config_usable(false, true, 25, 8, c));
+  c.stages = 2;
+  EXPECT_FALSE(config_usable(false, true, 8, 8, c));
+  c.stages = 3;
+  c.products = 3;
+  EXPECT_FALSE(config_usable(false, true, 8, 8, c));
+  expect_refused(table_with(R"({"kernel": "tsmm", "type": "z", "m": 40, "n": 8, "mma": 2, "stages": 3, "tiles": 2, )"
+                            R"("products": 4})"),
+                 "asks for a kernel this build does not have");
+}
+
 // The staged double TSMTTSM's strips of 16 rows: parsed, named, chosen by
 // default exactly where N is 33..48 and no side passes 48.
 TEST(TsmTable, TsmttsmStripEntries) {
@@ -102,7 +135,7 @@ TEST(TsmTable, TsmttsmStripEntries) {
 
 // The shipped TSMM choices in double: the compile-time kernel (behind
 // "outputs 1") exactly for the shapes it was built for, the tensor cores
-// elsewhere; complex on the tensor cores from max(M, N) = 4.
+// elsewhere; complex on the tensor cores from max(M, N) = 4, A staged to M = 32.
 TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
@@ -114,7 +147,20 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
       const NativeConfig z = default_config(false, true, m, n);
       EXPECT_EQ(z.mma == 2, std::max(m, n) >= 4) << m << "x" << n;
       EXPECT_EQ(z.mma == 0, z.outputs > 0) << m << "x" << n;
+      // A staged from M = 4 where the stages fit and one item owns a row block's tiles, or (M <= 24) items
+      // take equal shares of them (3 x 17: 2 + 1 tiles, not staged)
+      const int nt = (n + 7) / 8, g = nt <= 2 ? 1 : (nt + z.tiles - 1) / z.tiles;
+      EXPECT_EQ(z.stages == 3, z.mma == 2 && m >= 4 && m <= 32 && (g == 1 || (nt % g == 0 && m <= 24)))
+          << m << "x" << n;
+      EXPECT_TRUE(z.stages == 0 || z.stages == 3) << m << "x" << n;
     }
+  EXPECT_EQ(default_config(false, true, 3, 17).stages, 0);
+  EXPECT_EQ(default_config(false, true, 24, 48).stages, 3);
+  EXPECT_EQ(default_config(false, true, 12, 12).stages, 3);
+  EXPECT_EQ(default_config(false, true, 40, 40).stages, 0);
+  EXPECT_EQ(default_config(false, true, 32, 64).stages, 0);
+  EXPECT_EQ(default_config(false, true, 1, 64).stages, 0);
+  EXPECT_EQ(default_config(false, true, 32, 32).stages, 3);
 }
 
 TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
