@@ -30,6 +30,9 @@ namespace tessera::native_cuda::tsm_detail {
 
 namespace {
 
+// Warps a block (tsm::tsmm_z_stages_fit counts the stages of this many).
+constexpr int kZWarps = 8;
+
 struct ZShape {
   int M, N, U, NT, G, per;  // units of A, 8-column tiles of B, items a row block, tiles an item (<= GT)
   Index K, lda, ldb;
@@ -177,7 +180,7 @@ __device__ __forceinline__ void z_zero(double (&acc)[GT][Gauss ? 3 : 2][4]) {
 // P: units of A a step (1 or 2); the next step's P units are in flight
 // during this step's DMMAs, so 2 doubles the bytes a warp has in flight.
 template <int GT, bool Gauss, int P>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(32 * kZWarps)
     tsmm_z_mma16_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
                         Index ldcc, double2 alpha, double2 beta, double2* B) {
   extern __shared__ double2 zsm[];
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(256)
 // columns) meet no bank twice when S = 4 mod 8; at S = 0 mod 8 an odd row's
 // columns are swapped in fours (c ^ 4) to the same end.
 template <int GT, int StagesA>
-__global__ void __launch_bounds__(256, GT == 2 ? 2 : 1)
+__global__ void __launch_bounds__(32 * kZWarps, GT == 2 ? 2 : 1)
     tsmm_z_mma16_stage_a_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
                                 Index ldcc, double2 alpha, double2 beta, double2* B) {
   extern __shared__ double2 zsm[];
@@ -282,11 +285,11 @@ __global__ void __launch_bounds__(256, GT == 2 ? 2 : 1)
   cp_async_wait<0>();
 }
 
-// One launch: blocks of 8 warps, as many as the SMs hold at once (no more than the items need).
+// One launch: blocks of kZWarps warps, as many as the SMs hold at once (no more than the items need).
 template <class Kernel>
 void launch_z(Kernel kernel, std::size_t smem, const char* what, cudaStream_t stream, const ZShape& s,
               const double2* A, const double2* C, Index ldcr, Index ldcc, double2 alpha, double2 beta, double2* B) {
-  const int threads = 256;
+  const int threads = 32 * kZWarps;
   allow_smem(kernel, smem);
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
@@ -309,7 +312,8 @@ void launch_as(cudaStream_t stream, const ZShape& s, const double2* A, const dou
 template <int GT, int StagesA>
 void launch_stage_a_as(cudaStream_t stream, const ZShape& s, const double2* A, const double2* C, Index ldcr,
                        Index ldcc, double2 alpha, double2 beta, double2* B) {
-  const std::size_t smem = (std::size_t(2) * s.U * s.NT * 32 + std::size_t(8) * StagesA * 16 * s.S) * sizeof(double2);
+  const std::size_t smem =
+      (std::size_t(2) * s.U * s.NT * 32 + std::size_t(kZWarps) * StagesA * 16 * s.S) * sizeof(double2);
   launch_z(tsmm_z_mma16_stage_a_kernel<GT, StagesA>, smem, "complex tsmm (tensor cores, m16n8k4, A staged) launch",
            stream, s, A, C, ldcr, ldcc, alpha, beta, B);
 }
@@ -343,13 +347,10 @@ void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int
                          const zcomplex* A, Index lda, const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta,
                          zcomplex* B, Index ldb) {
   const int NT = (N + 7) / 8;
-  // One or two tiles of 8 columns in all (N <= 16): the 2-tile kernel, whose
-  // registers leave room for two blocks an SM (the 4-tile kernel's, one).
-  const int tiles = NT <= 2 ? 2 : c.tiles;
-  // The items of a row block take equal shares of its tiles (N = 40 with 4
-  // tiles: 3 + 2, not 4 + 1): with an even count of items, a warp's items
-  // are always the same share, and the 4-tile warps set the pace.
-  const int G = (NT + tiles - 1) / tiles;
+  const int tiles = tsm::tsmm_z_warp_tiles(N, c.tiles);
+  // Equal shares: with an even count of items a warp's items are always the
+  // same share, and the 4-tile warps set the pace.
+  const int G = tsm::tsmm_z_items_a_row_block(N, c.tiles);
   const ZShape s{M, N, (M + 7) / 8, NT, G, (NT + G - 1) / G, K, lda, ldb, tsm::tsmm_z_stage_stride(M)};
   // Kokkos::complex<double> is two doubles aligned to 16 bytes: the same object as double2.
   const auto* a2 = reinterpret_cast<const double2*>(A);

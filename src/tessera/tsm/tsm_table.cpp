@@ -66,7 +66,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // 0.93x, 1 x 64: 0.88x). With unequal shares (3 x 17: 2 + 1) the lighter
     // warps run ahead and the halves of B's sectors reach memory apart: 2.6x
     // slower.
-    const int nt = (N + 7) / 8, tiles = nt <= 2 ? 2 : c.tiles, g = (nt + tiles - 1) / tiles;
+    const int nt = (N + 7) / 8, g = tsmm_z_items_a_row_block(N, c.tiles);
     if (tsmm_z_stages_fit(M, 3) && M >= 4 && (g == 1 || (nt % g == 0 && M <= 24))) c.stages = 3;
   } else {
     c.outputs = complex && d == 1 ? 4 : 1;

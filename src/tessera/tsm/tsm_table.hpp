@@ -67,6 +67,17 @@ struct Table {
 // M = N up to 4 and the 3 x 17 of the paper's M != N set.
 inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 4) || (M == 3 && N == 17); }
 
+// Complex TSMM with mma 2: the 8-column tiles a warp owns (one or two tiles
+// of B in all, N <= 16, always take the 2-tile kernel, whose registers leave
+// room for two blocks an SM) and the items a row block of 16 rows splits
+// into; the items take equal shares of its tiles where they can (N = 40 with
+// 4 tiles: 3 + 2, not 4 + 1).
+inline int tsmm_z_warp_tiles(int N, int tiles) { return (N + 7) / 8 <= 2 ? 2 : tiles; }
+inline int tsmm_z_items_a_row_block(int N, int tiles) {
+  const int nt = (N + 7) / 8, t = tsmm_z_warp_tiles(N, tiles);
+  return (nt + t - 1) / t;
+}
+
 // Complex TSMM with A staged (mma 2, stages 3 or 4): a warp's stage holds 16
 // rows of A at a row stride of M rounded up to 4 elements; a block's 8 warps'
 // stages and alpha C fit the 227 KiB of an sm_90 SM's shared memory while
