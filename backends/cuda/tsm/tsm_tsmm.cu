@@ -164,6 +164,32 @@ __device__ __forceinline__ void tsmm_store_rows_staged(const double (&d)[MaxNT][
   __syncwarp();  // the buffer is written again for the next rows
 }
 
+// A warp's cp.async copy of rows rb .. rb + 15 of A in 8-byte pieces, rows of
+// P pieces, 32 < P <= 64 (odd M from 33, or rows not 16-byte aligned): lane
+// l copies pieces l and l + 32 of each row into st (row stride S; an odd row's
+// offsets XOR swz, a bit below 32). Rows past K are zero-filled, the padding
+// columns are not copied. A copy costs a pointer step, a guard and the
+// cp.async: the flat (row, piece) walk of narrower rows took 1.5x the kernel's
+// instructions at M = N = 63, where rows ran 1.10x faster (47, 55: 1.09x,
+// 41: 1.03x, 33, 35: the same on an H200; at 32 pieces and fewer the flat
+// walk's whole-sector warp copies ran as fast or faster).
+__device__ __forceinline__ void copy_wide_rows_async(double* st, int S, int swz, const double* A, Index lda,
+                                                     Index rb, Index K, int P) {
+  const int lane = threadIdx.x % 32;
+  if (rb < K) {
+    const int rows = K - rb < 16 ? int(K - rb) : 16;
+    const bool second = lane + 32 < P;
+    const double* src = A + rb * lda + lane;
+    for (int r = 0; r < 16; ++r, src += lda) {
+      const bool ok = r < rows;
+      double* d = st + r * S + (lane ^ (r & 1) * swz);
+      cp_async(d, ok ? src : A, 8, ok ? 8 : 0);
+      if (second) cp_async(d + 32, ok ? src + 32 : A, 8, ok ? 8 : 0);
+    }
+  }
+  cp_async_commit();  // (an empty group past K keeps the wait counts uniform)
+}
+
 // TSMM, double, sm_90: a warp computes 16 rows of B per iteration with
 // m16n8k4, half the shared-memory loads per row of the 8-row kernel above and
 // twice its tensor rate. The inner index is permuted so that a lane's A
@@ -190,7 +216,7 @@ __device__ __forceinline__ void tsmm_store_rows_staged(const double (&d)[MaxNT][
 // warp by cp.async in whole sectors into StagesA shared buffers of its own,
 // and the fragments are read from there. The register kernel loads such A in
 // 8-byte halves of its fragments, and its next rows wait in registers: 174-253
-// of them from M = 33, one block an SM; staged, at most 159.
+// of them from M = 33, one block an SM; staged, at most 167.
 template <int MaxU, int MaxNT, bool Exact, bool StageOut, int StagesA = 0>
 __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const double* __restrict__ A, Index lda,
                                                 const double* __restrict__ C, Index ldcr, Index ldcc, double alpha,
@@ -274,7 +300,8 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     // stage also holds the 16 x N rows of B of StageOut once its fragments
     // are read. A row is copied in pieces of w doubles (16 bytes where every
     // row is 16-byte aligned), consecutive lanes on consecutive pieces, so
-    // that a warp copy is whole sectors of a packed A whatever M. The padding
+    // that a warp copy is whole sectors of a packed A whatever M; rows of more
+    // than 32 pieces a lane a column (copy_wide_rows_async). The padding
     // columns are not copied: the last unit's fragments there are zeroed
     // (0 x NaN).
     const int S = 8 * U, swz = U % 2 == 0 ? 8 : 0, ss = tsmm_stage_a_doubles(U, N, StageOut);
@@ -283,6 +310,8 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     const int drow = 32 / P, dcol = 32 % P, row_l = lane / P, col_l = lane % P;
     const Index step = warps * 16;
     auto issue = [&](Index rb, double* st) {
+      if constexpr (MaxU == 8)  // (P > 32 needs M > 32)
+        if (P > 32) return copy_wide_rows_async(st, S, swz, A, lda, rb, K, P);
       if (rb < K)
         for (int p = lane, row = row_l, c = col_l; p < 16 * P; p += 32) {
           const Index gr = rb + row;
@@ -395,7 +424,7 @@ __global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
 // A through shared memory in the m16n8k4 kernel (StagesA): at M not a
 // multiple of 8, odd from 11 and even from 26, where it ran 1.03-1.40x the
 // register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18). From M = 33 in
-// blocks of 12 warps (at most 159 registers, one block an SM): 1.08-1.17x two
+// blocks of 12 warps (at most 167 registers, one block an SM): 1.08-1.17x two
 // blocks of 8 at 33..39, 1.13-1.45x one of 8 at 41..63, where the stages'
 // shared memory leaves room for no second block. (Three blocks of 8 an SM at
 // M, N <= 16, 85 registers: 0.90-0.97x.)

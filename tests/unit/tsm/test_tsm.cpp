@@ -245,7 +245,9 @@ TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
 // of A with and without the swapped 16-byte pairs (even and odd ceil(M / 8)),
 // blocks of 8 and of 12 warps (M above 32), with and without B staged (odd and
 // even N), 16- and 8-byte copies (packed and column-block rows, aligned or
-// not), many row blocks a warp and a last one of fewer than 16 rows.
+// not; rows of more than 32 8-byte pieces a lane a column: 41, 45, 57, and
+// 62 with odd row strides), many row blocks a warp and a last one of fewer
+// than 16 rows.
 TYPED_TEST(Tsm, NativeTsmmStagedA) {
   if constexpr (tessera::is_device_space_v<TypeParam>)
     check_native_tsmm_many_rows<TypeParam>({{11, 11, 400009}, {17, 64, 200003}, {26, 30, 200003}, {39, 2, 300007},
