@@ -171,8 +171,9 @@ __device__ __forceinline__ void tsmm_store_rows_staged(const double (&d)[MaxNT][
 // columns are not copied. A copy costs a pointer step, a guard and the
 // cp.async: the flat (row, piece) walk of narrower rows took 1.5x the kernel's
 // instructions at M = N = 63, where rows ran 1.10x faster (47, 55: 1.09x,
-// 41: 1.03x, 33, 35: the same on an H200; at 32 pieces and fewer the flat
-// walk's whole-sector warp copies ran as fast or faster).
+// 41: 1.03x, 33, 35: the same on an H200). At 32 pieces and fewer, where
+// the flat walk's warp copies are whole sectors, rows ran 0.95-1.05x in
+// double and 0.92-0.99x in the complex kernel: the flat walk stays there.
 __device__ __forceinline__ void copy_wide_rows_async(double* st, int S, int swz, const double* A, Index lda,
                                                      Index rb, Index K, int P) {
   const int lane = threadIdx.x % 32;
