@@ -374,11 +374,15 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
     per_a = pieces(s.M, s.copy_a);
     per_b = pieces(s.N, s.copy_b);
   }
-  // A stage is copied in 16-byte (or 8-byte) pieces. Rows of whole warp instructions (per_a, per_b multiples
-  // of 32): a warp a row, its lanes along the row. Other widths: the flat (row, piece) order, consecutive
-  // threads on consecutive pieces so that a warp instruction spans rows; each thread's start and step are the
-  // same for every stage (no division per copy).
-  const bool warp_rows = !OddRows && per_a % 32 == 0 && per_b % 32 == 0;
+  // A stage is copied in 16-byte (or 8-byte) pieces. Rows of one or two whole warp instructions (per_a,
+  // per_b 32 or 64): a warp a row, lane l on pieces l and l + 32, the pointers stepped a row at a time; the
+  // loops over a row's pieces from 64-bit row addresses that this replaces took most of the kernel's
+  // instructions at M = N = 64 (on an H200 1.25x at double 64 and complex 32, 1.03x at complex 64; outputs
+  // bit-identical). Other widths: the flat (row, piece) order, consecutive threads on consecutive pieces so
+  // that a warp instruction spans rows; each thread's start and step are the same for every stage (no
+  // division per copy). (Rows along lanes at fewer than 32 pieces, lanes idle past the row's pieces, ran
+  // 0.83-0.98x at most such shapes; complex 48, 48 pieces, 1.05x: docs/perf/tsm.md.)
+  const bool warp_rows = !OddRows && per_a % 32 == 0 && per_b % 32 == 0 && per_a <= 64 && per_b <= 64;
   struct Walk {
     int r0, j0, dr, dj, per;
   };
@@ -427,16 +431,22 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
       T* sb = sa + s.rows * s.lda_s;
       const Index row0 = c * s.rows;
       if (warp_rows) {
-        for (int rr = warp; rr < s.rows; rr += blockDim.x / 32) {
-          const Index row = row0 + rr;
-          const bool ok = row < s.K;
+        const int nw = blockDim.x / 32;
+        const int rows_in = int(s.K - row0 < s.rows ? s.K - row0 : s.rows);
+        const char* ga = reinterpret_cast<const char*>(A + (row0 + warp) * lda) + lane * bytes;
+        const char* gb = reinterpret_cast<const char*>(B + (row0 + warp) * ldb) + lane * bytes;
+        const Index ga_step = Index(nw) * lda * Index(sizeof(T)), gb_step = Index(nw) * ldb * Index(sizeof(T));
+        char* da = reinterpret_cast<char*>(sa + warp * s.lda_s) + lane * bytes;
+        char* db = reinterpret_cast<char*>(sb + warp * s.ldb_s) + lane * bytes;
+        const int da_step = nw * s.lda_s * int(sizeof(T)), db_step = nw * s.ldb_s * int(sizeof(T));
+        for (int rr = warp; rr < s.rows; rr += nw, ga += ga_step, gb += gb_step, da += da_step, db += db_step) {
+          const bool ok = rr < rows_in;
           const int n = ok ? bytes : 0;
-          const char* ga = reinterpret_cast<const char*>(A + (ok ? row : 0) * lda);
-          const char* gb = reinterpret_cast<const char*>(B + (ok ? row : 0) * ldb);
-          char* da = reinterpret_cast<char*>(sa + rr * s.lda_s);
-          char* db = reinterpret_cast<char*>(sb + rr * s.ldb_s);
-          for (int j = lane; j < per_a; j += 32) cp_async(da + j * bytes, ga + j * bytes, bytes, n);
-          for (int j = lane; j < per_b; j += 32) cp_async(db + j * bytes, gb + j * bytes, bytes, n);
+#pragma unroll
+          for (int j = 0; j < 64; j += 32) {
+            if (j < per_a) cp_async(da + j * bytes, ok ? ga + j * bytes : reinterpret_cast<const char*>(A), bytes, n);
+            if (j < per_b) cp_async(db + j * bytes, ok ? gb + j * bytes : reinterpret_cast<const char*>(B), bytes, n);
+          }
         }
       } else if constexpr (OddRows) {
         copy_odd(sa, s.lda_s, A, lda, s.M, s.copy_a, wa, row0);
