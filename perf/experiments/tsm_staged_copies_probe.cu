@@ -1,7 +1,7 @@
 // Probe: the staged TSMTTSM kernel (tsmttsm_staged_kernel, the library's
 // backends/cuda/tsm/tsm_mma.cuh) on its own, C = A^T B for the shapes given,
-// with each shape's default tiles (tsm_table.cpp: double 4 x 4 at 17..28 and
-// above 48, 2 x 2 or strips of 2 x 5 / 2 x 6 at N in 33..48 otherwise;
+// with each shape's default tiles (tsm::default_config; the staged defaults
+// this probe instantiates: double 2 x 2, 4 x 4 and strips of 2 x 5 / 2 x 6,
 // complex 2 x 2). Prints the median of 7 launches (CUDA events, after 2) and
 // GB/s of A and B, and a hash of C's bits at K = 100003 and at the timed K:
 // two builds of this probe from two versions of the header (stage copies,
@@ -12,6 +12,7 @@
 //   build/cuda/perf/experiments/tsm_staged_copies_probe TAG out.csv d64x64 z32x32 ...
 // (TAG names the build in the output; d = double, z = complex; K = 2^31 / (16 max(M, N)) elements of 8 bytes
 // for double, half as many rows for complex).
+#include "tessera/tsm/tsm_table.hpp"
 #include "tsm/tsm_mma.cuh"
 
 #include <algorithm>
@@ -42,13 +43,30 @@ __global__ void fill(double* p, size_t n, unsigned seed) {
   }
 }
 
-void launch_d(int M, int N, long K, const double* A, const double* B, double* C) {
-  const int d = std::max(M, N), mma = d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
-  if (mma == 4) return launch_tsmttsm_staged<double, false, 4>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
-  if (N > 32 && (N + 7) / 8 == 5)
-    return launch_tsmttsm_staged<double, false, 2, 5>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
-  if (N > 32) return launch_tsmttsm_staged<double, false, 2, 6>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
-  launch_tsmttsm_staged<double, false, 2>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
+// The shape's default kernel (tsm::default_config), where it is one of the staged ones instantiated here.
+enum class Staged { none, complex2x2, double4x4, double2x5, double2x6, double2x2 };
+Staged default_staged(bool complex, int M, int N) {
+  const auto c = tessera::tsm::default_config(true, complex, M, N);
+  if (c.stages != 3) return Staged::none;
+  if (complex) return c.mma == 2 ? Staged::complex2x2 : Staged::none;
+  if (c.mma == 4) return Staged::double4x4;
+  if (c.mma != 2) return Staged::none;
+  return c.tiles == 5 ? Staged::double2x5 : c.tiles == 6 ? Staged::double2x6 : Staged::double2x2;
+}
+
+void launch(Staged k, int M, int N, long K, const double* A, const double* B, double* C) {
+  switch (k) {
+    case Staged::complex2x2:
+      return launch_tsmttsm_staged<zcomplex, false, 2>(0, M, N, K, zcomplex(1.0),
+                                                       reinterpret_cast<const zcomplex*>(A), M,
+                                                       reinterpret_cast<const zcomplex*>(B), N,
+                                                       reinterpret_cast<zcomplex*>(C), N, 1);
+    case Staged::double4x4: return launch_tsmttsm_staged<double, false, 4>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
+    case Staged::double2x5: return launch_tsmttsm_staged<double, false, 2, 5>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
+    case Staged::double2x6: return launch_tsmttsm_staged<double, false, 2, 6>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
+    case Staged::double2x2: return launch_tsmttsm_staged<double, false, 2>(0, M, N, K, 1.0, A, M, B, N, C, N, 1);
+    case Staged::none: break;
+  }
 }
 
 unsigned long long fnv1a(const std::vector<double>& v) {
@@ -79,6 +97,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     const int e = t == 'z' ? 2 : 1;  // doubles an element
+    const Staged kernel = default_staged(e == 2, M, N);
+    if (kernel == Staged::none) {
+      std::fprintf(stderr, "tsm_staged_copies_probe: %s: its default kernel is not a staged one built here\n",
+                   argv[a]);
+      return 2;
+    }
     const long K = (1L << 31) / (16L * std::max(M, N) * e);
     double *A, *B, *C;
     CK(cudaMalloc(&A, 8ul * e * K * M));
@@ -86,12 +110,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&C, 8ul * e * M * N));
     fill<<<1024, 256>>>(A, size_t(e) * K * M, 1);
     fill<<<1024, 256>>>(B, size_t(e) * K * N, 2);
-    auto go = [&](long k) {
-      if (e == 1) return launch_d(M, N, k, A, B, C);
-      launch_tsmttsm_staged<zcomplex, false, 2>(0, M, N, k, zcomplex(1.0), reinterpret_cast<zcomplex*>(A), M,
-                                                reinterpret_cast<zcomplex*>(B), N, reinterpret_cast<zcomplex*>(C),
-                                                N, 1);
-    };
+    auto go = [&](long k) { launch(kernel, M, N, k, A, B, C); };
     unsigned long long hash[2];
     for (int i = 0; i < 2; ++i) {
       CK(cudaMemset(C, 0, 8ul * e * M * N));
