@@ -16,7 +16,8 @@
 // slices, summed in shared memory, then one global atomic per element of C
 // per block (the paper's §3.2 reduction). The K loop takes 8 rows (two k4
 // steps) per iteration with the next 8 rows' loads in flight (leap-frog).
-// Complex: three real products per tile (Gauss).
+// Complex: four real products per tile, a tile's real and imaginary parts
+// the two halves of one m16n8k4.
 //
 // TSMM B = alpha A C + beta B (its kernels are in tsm_tsmm.cu, the one file
 // that launches them): the product's rows are the tall index, so a
@@ -61,9 +62,13 @@ struct MmaShape {
   bool skip_global;
 };
 
-// Fragment values of one lane: double or complex. Complex tiles take three real products (Gauss: re = P1 - P2,
-// im = P3 - P1 - P2 with P1 = re re, P2 = im im, P3 = (re + im)(re + im)),
-// a quarter fewer DMMAs than four, which the wide complex shapes are bound by.
+// Fragment values of one lane: double or complex. A complex tile's products on sm_90: one m16n8k4 takes A's
+// real parts as its rows 0-7 and imaginary parts as rows 8-15 (the two doubles of the lane's 16-byte load, a
+// register pair as loaded) against B's real parts, a second against B's imaginary parts; re = Ar Br - Ai Bi and
+// im = Ar Bi + Ai Br are formed at the end. Gauss's three products (Ar Br, Ai Bi, (Ar + Ai)(Br + Bi)) on pairs
+// of tiles took a quarter fewer DMMAs but register moves to pair the tiles' parts, and ran the same at 2 x 2
+// tiles (an H200, 2026-11-29); the four products also give warps of one tile m16n8k4, where the pairs of
+// tiles took m8n8k4.
 template <class T>
 struct Frag;
 template <>
@@ -72,7 +77,7 @@ struct Frag<double> {
 };
 template <>
 struct Frag<zcomplex> {
-  double re, im;  // re + im formed at use: prefetched fragments stay two registers pairs
+  double re, im;  // conjugated (im negated) at load for "C"
 };
 
 template <class T>
@@ -83,7 +88,9 @@ struct Acc<double> {
 };
 template <>
 struct Acc<zcomplex> {
-  double p1[2] = {0, 0}, p2[2] = {0, 0}, p3[2] = {0, 0};
+  // re = A's real parts times B's real parts (lo) and A's imaginary parts times them (hi); im = the same
+  // times B's imaginary parts; each {lo 2r, lo 2r + 1, hi 2r, hi 2r + 1}: one m16n8k4 accumulator.
+  double re[4] = {0, 0, 0, 0}, im[4] = {0, 0, 0, 0};
 };
 
 template <bool Conj>
@@ -102,13 +109,14 @@ __device__ __forceinline__ void mma_acc(Acc<double>& c, const Frag<double>& a, c
   dmma(c.d0, c.d1, a.v, b.v);
 }
 __device__ __forceinline__ void mma_acc(Acc<zcomplex>& c, const Frag<zcomplex>& a, const Frag<zcomplex>& b) {
-  dmma(c.p1[0], c.p1[1], a.re, b.re);
-  dmma(c.p2[0], c.p2[1], a.im, b.im);
-  dmma(c.p3[0], c.p3[1], a.re + a.im, b.re + b.im);
+  dmma(c.re[0], c.re[1], a.re, b.re);
+  dmma(c.re[2], c.re[3], a.im, b.re);
+  dmma(c.im[0], c.im[1], a.re, b.im);
+  dmma(c.im[2], c.im[3], a.im, b.im);
 }
 __device__ __forceinline__ double acc_value(const Acc<double>& c, int j) { return j ? c.d1 : c.d0; }
 __device__ __forceinline__ zcomplex acc_value(const Acc<zcomplex>& c, int j) {
-  return zcomplex(c.p1[j] - c.p2[j], c.p3[j] - c.p1[j] - c.p2[j]);
+  return zcomplex(c.re[j] - c.im[2 + j], c.im[j] + c.re[2 + j]);
 }
 
 // acc[i][j] += a[i] b[j] over a warp's WT x WTN tiles of 8 x 8 (WTN = WT but
@@ -138,32 +146,23 @@ __device__ __forceinline__ void mma_block(Acc<double> (&acc)[WT][WTN], const Fra
       for (int j = 0; j < WTN; ++j) mma_acc(acc[i][j], a[i], b[j]);
   }
 }
-template <int WT>
-__device__ __forceinline__ void mma_block(Acc<zcomplex> (&acc)[WT][WT], const Frag<zcomplex> (&a)[WT],
-                                          const Frag<zcomplex> (&b)[WT]) {
+template <int WT, int WTN>
+__device__ __forceinline__ void mma_block(Acc<zcomplex> (&acc)[WT][WTN], const Frag<zcomplex> (&a)[WT],
+                                          const Frag<zcomplex> (&b)[WTN]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (WT % 2 == 0) {
-    auto pair = [](double(&lo)[2], double(&hi)[2], double a0, double a1, double bv) {
-      double d[4] = {lo[0], lo[1], hi[0], hi[1]};
-      dmma16(d, a0, a1, bv);
-      lo[0] = d[0], lo[1] = d[1], hi[0] = d[2], hi[1] = d[3];
-    };
 #pragma unroll
-    for (int i = 0; i < WT; i += 2)
+  for (int i = 0; i < WT; ++i)
 #pragma unroll
-      for (int j = 0; j < WT; ++j) {
-        pair(acc[i][j].p1, acc[i + 1][j].p1, a[i].re, a[i + 1].re, b[j].re);
-        pair(acc[i][j].p2, acc[i + 1][j].p2, a[i].im, a[i + 1].im, b[j].im);
-        pair(acc[i][j].p3, acc[i + 1][j].p3, a[i].re + a[i].im, a[i + 1].re + a[i + 1].im, b[j].re + b[j].im);
-      }
-  } else
+    for (int j = 0; j < WTN; ++j) {
+      dmma16(acc[i][j].re, a[i].re, a[i].im, b[j].re);
+      dmma16(acc[i][j].im, a[i].re, a[i].im, b[j].im);
+    }
+#else
+#pragma unroll
+  for (int i = 0; i < WT; ++i)
+#pragma unroll
+    for (int j = 0; j < WTN; ++j) mma_acc(acc[i][j], a[i], b[j]);
 #endif
-  {
-#pragma unroll
-    for (int i = 0; i < WT; ++i)
-#pragma unroll
-      for (int j = 0; j < WT; ++j) mma_acc(acc[i][j], a[i], b[j]);
-  }
 }
 
 // Rows per K-loop iteration of a K slice: two k4 steps.
@@ -214,7 +213,7 @@ __global__ void __launch_bounds__(WT == 4 ? 256 : 512)
       const bool more = kn < s.K;
       if (more) load(kn, an, bn2);  // leap-frog: the next 8 rows in flight during these DMMAs
 #pragma unroll
-      for (int u = 0; u < 2; ++u) mma_block<WT>(acc, a[u], b[u]);
+      for (int u = 0; u < 2; ++u) mma_block(acc, a[u], b[u]);
       if (!more) break;
 #pragma unroll
       for (int u = 0; u < 2; ++u)
@@ -485,7 +484,7 @@ __global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
         if (i < WT) shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
         if (i < WTN) shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
       }
-      mma_block<WT>(acc, a, bb);
+      mma_block(acc, a, bb);
     }
   }
   cp_async_wait<0>();

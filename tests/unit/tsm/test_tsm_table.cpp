@@ -133,6 +133,18 @@ TEST(TsmTable, TsmttsmStripEntries) {
     }
 }
 
+// The complex TSMTTSM's warp tiles: one 8 x 8 tile to 8 and from 13 to 24, 2 x 2 tiles from 9 to 12 and from
+// 25 (by the wider side; register tiles at 1 and 2), staged from 6.
+TEST(TsmTable, ComplexTsmttsmWarpTiles) {
+  for (int m = 1; m <= 64; ++m)
+    for (int n = 1; n <= 64; ++n) {
+      const NativeConfig c = default_config(true, true, m, n);
+      const int d = std::max(m, n);
+      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 24) ? 1 : 2) << m << "x" << n;
+      EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
+    }
+}
+
 // The shipped TSMM choices in double: the compile-time kernel (behind
 // "outputs 1") exactly for the shapes it was built for, the tensor cores
 // elsewhere; complex on the tensor cores from max(M, N) = 4, A staged to M = 32.
