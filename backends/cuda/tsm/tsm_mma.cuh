@@ -289,7 +289,9 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // lanes nor the 16-byte loads of 8 lanes meet in a bank); every warp of the block reads its
 // fragments of a stage, the block's K slices taking alternate k4 steps. A warp
 // owns WT x WTN tiles of 8 x 8: square, or in double with N in 33..48 a strip
-// of 16 rows across all of N (WT = 2, WTN = 5 or 6). The strip wastes no
+// of 16 rows across all of N (WT = 2, WTN = 5 or 6), in complex a strip of 8
+// rows (WT = 1, WTN = 5 or 6: 1.56x at M = N = 40, 1.40x at 48 against the
+// 2 x 2 warps on an H200, which pad 40 to 48 and hold 9 warps at 48). The strip wastes no
 // padded columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
 // fragment loads for WTN m16n8k4 (the square warps 4 for 2), with 2 K slices
 // where the square warps had 1: 1.15-1.21x at M = N = 36..48 on an H200
@@ -347,8 +349,15 @@ struct StagedShape {
 
 constexpr int kStages = 3;
 
+// Threads a block of the staged kernel may have: 256 where a warp's accumulators take most of the registers
+// (double 4 x 4 tiles; complex, 8 doubles a tile, from 6 tiles), else 512.
+template <class T>
+constexpr int staged_max_threads(int wt, int wtn) {
+  return (sizeof(T) == sizeof(double) ? wt * wtn >= 16 : wt * wtn >= 6) ? 256 : 512;
+}
+
 template <class T, bool Conj, int WT, int WTN, bool OddRows>
-__global__ void __launch_bounds__(WT * WTN >= 16 ? 256 : 512)
+__global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
   extern __shared__ double smem_raw[];
@@ -547,7 +556,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.warps_n = (N + 8 * WTN - 1) / (8 * WTN);
   s.skip_global = skip_global_reduction();
   const int wpg = s.warps_m * s.warps_n;
-  if (wpg > (WT * WTN >= 16 ? 8 : 16))
+  if (wpg * 32 > staged_max_threads<T>(WT, WTN))
     throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
   s.slices = std::max(1, 8 / wpg);
   const int threads = s.slices * wpg * 32;

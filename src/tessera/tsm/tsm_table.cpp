@@ -49,6 +49,12 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32).
     c.mma = d <= 8 || (d > 12 && d <= 24) ? 1 : 2;
     c.stages = d >= 6 ? 3 : 0;
+    // N in 33..48: warps of 8 rows across N (an H200, 2026-11-29: 1.56x the 2 x 2 warps at M = N = 40, 1.40x at
+    // 48; 1.04x at 56 with 7 tiles, 0.94x at 64 with 8, not taken).
+    if (N > 32 && d <= 48) {
+      c.mma = 1;
+      c.tiles = (N + 7) / 8;
+    }
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     c.stages = d > 12 ? 3 : 0;
@@ -86,6 +92,10 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   // The staged double TSMTTSM's strips of 16 rows by 5 or 6 tiles: at most 4 x 2 warps.
   const bool strips = tsmttsm && !complex && c.mma == 2 && c.stages == 3 && c.products == 0;
   if (strips && c.tiles != 0) return c.tiles == 5 || c.tiles == 6;
+  // The complex ones of 8 rows by 5 or 6 tiles: at most 16 warps, 8 with 6 tiles.
+  if (tsmttsm && complex && c.tiles != 0)
+    return c.mma == 1 && c.stages == 3 && (c.tiles == 5 || c.tiles == 6) && c.products == 0 &&
+           (M + 7) / 8 * ((N + 8 * c.tiles - 1) / (8 * c.tiles)) <= (c.tiles == 6 ? 8 : 16);
   if (z_tsmm_mma != (c.tiles != 0 || c.products != 0)) return false;  // tiles, products: complex TSMM mma 2 only
   if (c.mma > 0) {
     if (tsmttsm) return (c.mma == 1 || c.mma == 2 || (c.mma == 4 && !complex)) && mma_warps(M, N, c.mma) <= 16;
@@ -123,7 +133,7 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
     }
   for (int tiles : {5, 6}) {
     NativeConfig c;
-    c.mma = 2;
+    c.mma = complex ? 1 : 2;
     c.stages = 3;
     c.tiles = tiles;
     if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);

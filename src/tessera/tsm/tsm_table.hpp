@@ -39,7 +39,8 @@ struct NativeConfig {
   // owns (2 or 4), and the real products a complex one costs: 4 (re = ArCr -
   // AiCi, im = ArCi + AiCr) or 3 (Gauss: ArCr, AiCi, (Ar + Ai)(Cr + Ci)).
   // Double TSMTTSM with mma 2 stages 3: 0 (a warp owns 2 x 2 tiles of C) or
-  // the 8-column tiles of a warp's strip of 16 rows (5 or 6; no products).
+  // the 8-column tiles of a warp's strip of 16 rows (5 or 6; no products);
+  // complex TSMTTSM with mma 1 stages 3: 0 or those of a strip of 8 rows (5 or 6).
   int tiles = 0;
   int products = 0;
 };

@@ -134,14 +134,28 @@ TEST(TsmTable, TsmttsmStripEntries) {
 }
 
 // The complex TSMTTSM's warp tiles: one 8 x 8 tile to 8 and from 13 to 24, 2 x 2 tiles from 9 to 12 and from
-// 25 (by the wider side; register tiles at 1 and 2), staged from 6.
+// 25 (by the wider side; register tiles at 1 and 2), staged from 6; where N is 33..48 and no side passes 48
+// strips of 8 rows across N ("mma 1 stages 3 tiles 5|6"), parsed and named as such.
 TEST(TsmTable, ComplexTsmttsmWarpTiles) {
+  for (int tiles : {5, 6}) {
+    const Table t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 40, "n": 44, "mma": 1, )"
+                                           R"("stages": 3, "tiles": )" + std::to_string(tiles) + "}"),
+                                "inline");
+    ASSERT_EQ(t.entries.size(), 1u);
+    EXPECT_EQ(config_name(true, t.entries[0].config), "mma 1 stages 3 tiles " + std::to_string(tiles));
+  }
+  expect_refused(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 64, "n": 64, "mma": 1, "stages": 3, )"
+                            R"("tiles": 6})"),
+                 "asks for a kernel this build does not have");
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
       const NativeConfig c = default_config(true, true, m, n);
       const int d = std::max(m, n);
-      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 24) ? 1 : 2) << m << "x" << n;
+      const bool strip = n > 32 && d <= 48;
+      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 24) || strip ? 1 : 2) << m << "x" << n;
       EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
+      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : 0) << m << "x" << n;
+      EXPECT_TRUE(config_usable(true, true, m, n, c)) << m << "x" << n;
     }
 }
 
