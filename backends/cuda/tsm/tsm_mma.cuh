@@ -290,7 +290,7 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // fragments of a stage, the block's K slices taking alternate k4 steps. A warp
 // owns WT x WTN tiles of 8 x 8: square, or in double with N in 33..48 a strip
 // of 16 rows across all of N (WT = 2, WTN = 5 or 6), in complex a strip of 8
-// rows (WT = 1, WTN = 5 or 6: 1.56x at M = N = 40, 1.40x at 48 against the
+// rows (WT = 1, WTN = 5 or 6: 1.58x at M = N = 40, 1.41x at 48 against the
 // 2 x 2 warps on an H200, which pad 40 to 48 and hold 9 warps at 48). The strip wastes no
 // padded columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
 // fragment loads for WTN m16n8k4 (the square warps 4 for 2), with 2 K slices

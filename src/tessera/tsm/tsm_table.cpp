@@ -49,8 +49,8 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32).
     c.mma = d <= 8 || (d > 12 && d <= 24) ? 1 : 2;
     c.stages = d >= 6 ? 3 : 0;
-    // N in 33..48: warps of 8 rows across N (an H200, 2026-11-29: 1.56x the 2 x 2 warps at M = N = 40, 1.40x at
-    // 48; 1.04x at 56 with 7 tiles, 0.94x at 64 with 8, not taken).
+    // N in 33..48: warps of 8 rows across N (an H200, 2026-11-29: 1.58x the 2 x 2 warps at M = N = 40, 1.41x at
+    // 48; in a probe 1.04x at 56 with 7 tiles, 0.94x at 64 with 8, not taken).
     if (N > 32 && d <= 48) {
       c.mma = 1;
       c.tiles = (N + 7) / 8;
