@@ -288,14 +288,14 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
 // fragment load start 32 bytes apart mod 128, so neither the 8-byte loads of 16
 // lanes nor the 16-byte loads of 8 lanes meet in a bank); every warp of the block reads its
 // fragments of a stage, the block's K slices taking alternate k4 steps. A warp
-// owns WT x WTN tiles of 8 x 8: square, or in double with N in 33..48 a strip
-// of 16 rows across all of N (WT = 2, WTN = 5 or 6), in complex a strip of 8
-// rows (WT = 1, WTN = 5 or 6: 1.58x at M = N = 40, 1.41x at 48 against the
-// 2 x 2 warps on an H200, which pad 40 to 48 and hold 9 warps at 48). The strip wastes no
-// padded columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
+// owns WT x WTN tiles of 8 x 8: square, or with N in 33..48 a strip across all
+// of N. The double strip (16 rows, WT = 2, WTN = 5 or 6) wastes no padded
+// columns at N = 40 (square 16 x 16 warps cover 48) and takes 2 + WTN
 // fragment loads for WTN m16n8k4 (the square warps 4 for 2), with 2 K slices
-// where the square warps had 1: 1.15-1.21x at M = N = 36..48 on an H200
-// (docs/perf/tsm.md).
+// where the square warps had 1: 1.15-1.21x at M = N = 36..48 on an H200. The
+// complex strip (8 rows, WT = 1, WTN = 5 or 6): 1.58x at M = N = 40, 1.41x at
+// 48 against the 2 x 2 warps, which pad 40 to 48 and hold 9 warps at 48
+// (an H200; docs/perf/tsm.md).
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
