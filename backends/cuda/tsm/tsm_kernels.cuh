@@ -337,4 +337,10 @@ void launch_tsmm_z_mma16(cudaStream_t stream, const NativeConfigT& c, int M, int
                          const zcomplex* A, Index lda, const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta,
                          zcomplex* B, Index ldb);
 
+// Complex TSMTTSM as the real one of 2M x 2N on the double staged kernel that c names (tsm_tsmttsm_d.cu;
+// c.real, sm_80), beta already applied to C.
+void launch_tsmttsm_real(cudaStream_t stream, const NativeConfigT& c, bool conj, int M, int N, Index K,
+                         zcomplex alpha, const zcomplex* A, Index lda, const zcomplex* B, Index ldb, zcomplex* C,
+                         Index ldcr, Index ldcc);
+
 }  // namespace tessera::native_cuda::tsm_detail

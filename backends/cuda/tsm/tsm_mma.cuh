@@ -28,6 +28,8 @@
 // different 8-byte banks). On sm_90 the m16n8k4 kernel below replaces it.
 #include "tsm/tsm_kernels.cuh"
 
+#include <type_traits>
+
 namespace tessera::native_cuda::tsm_detail {
 
 __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
@@ -345,7 +347,12 @@ struct StagedShape {
   Index K;
   bool skip_global, vec16;
   int copy_a, copy_b;  // OddRows kernels: 16, 8 (bytes a piece) or kOddRows
+  // Double kernels running a complex product as the real one of 2M x 2N (tsm::NativeConfig::real): 0 (a real
+  // product), kComplexT or kComplexC; C then holds complex elements (strides in them), alpha = alpha_re + i alpha_im.
+  int complex_out = 0;
+  double alpha_im = 0;
 };
+constexpr int kComplexT = 1, kComplexC = 2;
 
 constexpr int kStages = 3;
 
@@ -513,6 +520,32 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
       }
   __syncthreads();
   if (s.skip_global) return;
+  if constexpr (std::is_same_v<T, double>) {
+    if (s.complex_out != 0) {
+      // Complex element (m, n) from the real 2 x 2 block G of rows 2m, 2m + 1 and columns 2n, 2n + 1:
+      // a^T b = (G00 - G11) + i (G01 + G10), a^H b = (G00 + G11) + i (G01 - G10).
+      const double sg = s.complex_out == kComplexC ? 1.0 : -1.0;
+      const int nc = s.N / 2;
+      for (int e = threadIdx.x; e < MN / 4; e += blockDim.x) {
+        const int m = e / nc, n = e % nc;
+        double g[2][2];
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            const int x = (2 * m + i) * s.N + 2 * n + j;
+            double v = part[x];
+            for (int sl = 1; sl < s.slices; ++sl) v += part[sl * MN + x];
+            g[i][j] = v;
+          }
+        const double re = g[0][0] + sg * g[1][1], im = g[0][1] - sg * g[1][0];
+        double* p = C + 2 * (m * ldcr + n * ldcc);
+        atomicAdd(p, alpha * re - s.alpha_im * im);
+        atomicAdd(p + 1, alpha * im + s.alpha_im * re);
+      }
+      return;
+    }
+  }
   for (int e = threadIdx.x; e < MN; e += blockDim.x) {
     T v = part[e];
     for (int g = 1; g < s.slices; ++g) v += part[g * MN + e];
@@ -545,10 +578,13 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
   return std::max(lo, std::min(hi, share));
 }
 
+// complex_out, alpha_im: StagedShape's (a complex product as the real one of M x N, M and N even).
 template <class T, bool Conj, int WT, int WTN = WT>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
-                           Index ldb, T* C, Index ldcr, Index ldcc) {
+                           Index ldb, T* C, Index ldcr, Index ldcc, int complex_out = 0, double alpha_im = 0) {
   StagedShape s;
+  s.complex_out = complex_out;
+  s.alpha_im = alpha_im;
   s.M = M;
   s.N = N;
   s.K = K;

@@ -191,6 +191,24 @@ __device__ __forceinline__ void copy_wide_rows_async(double* st, int S, int swz,
   cp_async_commit();  // (an empty group past K keeps the wait counts uniform)
 }
 
+// alpha C's element (m, n) for the m16n8k4 kernels: alpha C[m][n], or, where a complex TSMM runs as the real
+// one of 2M x 2N (tsm::NativeConfig::real), entry (m % 2, n % 2) of the real 2 x 2 block (x, y; -y, x) of
+// x + iy = alpha C[m / 2][n / 2] (complex, C's strides in complex elements): a row (.., a.re, a.im, ..) of A
+// times it gives (.., re(a (x + iy)), im(a (x + iy)), ..).
+struct AlphaC {
+  double re = 0, im = 0;
+  bool complex = false;
+  AlphaC(double a) : re(a) {}
+  AlphaC(zcomplex a) : re(a.real()), im(a.imag()), complex(true) {}
+  __device__ __forceinline__ double operator()(const double* C, int m, int n, Index ldcr, Index ldcc) const {
+    if (!complex) return re * C[m * ldcr + n * ldcc];
+    const double2 v = reinterpret_cast<const double2*>(C)[(m >> 1) * ldcr + (n >> 1) * ldcc];
+    const double x = re * v.x - im * v.y, y = re * v.y + im * v.x;
+    const int e = m & 1, f = n & 1;
+    return e == f ? x : e ? -y : y;
+  }
+};
+
 // TSMM, double, sm_90: a warp computes 16 rows of B per iteration with
 // m16n8k4, half the shared-memory loads per row of the 8-row kernel above and
 // twice its tensor rate. The inner index is permuted so that a lane's A
@@ -220,7 +238,7 @@ __device__ __forceinline__ void copy_wide_rows_async(double* st, int S, int swz,
 // of them from M = 33, one block an SM; staged, at most 167.
 template <int MaxU, int MaxNT, bool Exact, bool StageOut, int StagesA = 0>
 __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const double* __restrict__ A, Index lda,
-                                                const double* __restrict__ C, Index ldcr, Index ldcc, double alpha,
+                                                const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha,
                                                 double beta, double* B, Index ldb, bool vec_a, bool vec_b) {
   extern __shared__ double smem_raw[];
   double* cf = smem_raw;
@@ -229,7 +247,7 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
   for (int e = threadIdx.x; e < U * NT * 64; e += blockDim.x) {
     const int j = e & 1, l = (e >> 1) & 31, nt = (e >> 6) % NT, u = (e >> 6) / NT;
     const int m = 8 * u + 2 * (l & 3) + j, n = 8 * nt + (l >> 2);
-    cf[e] = (m < M && n < N) ? alpha * C[m * ldcr + n * ldcc] : 0.0;
+    cf[e] = (m < M && n < N) ? alpha(C, m, n, ldcr, ldcc) : 0.0;
   }
   __syncthreads();
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
@@ -402,21 +420,21 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
 template <int MaxU, int MaxNT, bool Exact = false>
 __global__ void __launch_bounds__(256)
     tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
-                      Index ldcr, Index ldcc, double alpha, double beta, double* B, Index ldb, bool vec_a,
+                      Index ldcr, Index ldcc, AlphaC alpha, double beta, double* B, Index ldb, bool vec_a,
                       bool vec_b) {
   tsmm_mma16_body<MaxU, MaxNT, Exact, false>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
 }
 template <int MaxU, int MaxNT>
 __global__ void __launch_bounds__(256, tsmm_mma16_staged_min_blocks(MaxU, MaxNT))
     tsmm_mma16_staged_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
-                             const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta,
+                             const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha, double beta,
                              double* B, Index ldb, bool vec_a, bool vec_b) {
   tsmm_mma16_body<MaxU, MaxNT, false, true>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
 }
 template <int MaxU, int MaxNT, bool StageOut, int StagesA, int Threads>
 __global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
     tsmm_mma16_stage_a_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
-                              const double* __restrict__ C, Index ldcr, Index ldcc, double alpha, double beta,
+                              const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha, double beta,
                               double* B, Index ldb, bool vec_a, bool vec_b) {
   tsmm_mma16_body<MaxU, MaxNT, false, StageOut, StagesA>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb,
                                                          vec_a, vec_b);
@@ -433,7 +451,7 @@ constexpr int kTsmmStagesA = 2;
 inline bool tsmm_mma16_stage_a(int M) { return M % 8 != 0 && M >= (M % 2 == 1 ? 11 : 26); }
 
 template <int MaxU, int MaxNT, bool Exact = false>
-void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, AlphaC alpha, const double* A, Index lda,
                           const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
   const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
   const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
@@ -476,7 +494,7 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, double alp
 
 // Register bounds (units of A, tiles of B) by M and by N: 16, 32 or 64.
 template <int MaxU>
-void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, AlphaC alpha, const double* A, Index lda,
                          const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
   if (N <= 16) return launch_tsmm_mma16_as<MaxU, 2>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   if (N <= 32) return launch_tsmm_mma16_as<MaxU, 4>(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
@@ -485,7 +503,7 @@ void launch_tsmm_mma16_n(cudaStream_t stream, int M, int N, Index K, double alph
 // The shapes with an exact m16n8k4 body (M = N = 40, 48, 56, 64).
 constexpr bool tsmm_mma16_exact(int M, int N) { return M == N && M % 8 == 0 && M >= 40 && M <= 64; }
 
-inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, double alpha, const double* A, Index lda,
+inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, AlphaC alpha, const double* A, Index lda,
                               const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
   if (tsmm_mma16_exact(M, N))
     switch (M / 8) {
@@ -637,6 +655,20 @@ inline bool launch_tsmm_small(cudaStream_t stream, int M, int N, Index K, double
   return true;
 }
 
+// Complex TSMM as the real one of 2M x 2N (tsm::NativeConfig::real): A and B are rows of 2M and 2N doubles,
+// alpha C the 2 x 2 real blocks that AlphaC reads. The real kernel's beta is real: a beta with an imaginary
+// part scales B first (a second pass over B).
+inline void launch_tsmm_real(cudaStream_t stream, int M, int N, Index K, zcomplex alpha, const zcomplex* A, Index lda,
+                             const zcomplex* C, Index ldcr, Index ldcc, zcomplex beta, zcomplex* B, Index ldb) {
+  double beta_re = beta.real();
+  if (beta.imag() != 0.0) {
+    scale_b(stream, B, N, K, ldb, beta);
+    beta_re = 1.0;
+  }
+  launch_tsmm_mma16(stream, 2 * M, 2 * N, K, AlphaC(alpha), reinterpret_cast<const double*>(A), 2 * lda,
+                    reinterpret_cast<const double*>(C), ldcr, ldcc, beta_re, reinterpret_cast<double*>(B), 2 * ldb);
+}
+
 }  // namespace tsm_detail
 
 namespace {
@@ -654,6 +686,8 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.outputs == 1 && launch_tsmm_small(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb)) return;
+  } else if (c.real == 1) {
+    return launch_tsmm_real(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   } else if (c.mma == 2) {
     return launch_tsmm_z_mma16(stream, c, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   }
@@ -677,6 +711,11 @@ void tsm_tsmm(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha,
 
 std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
   const auto c = tsm_detail::config_for(tsmttsm, complex, M, N);
+  if (c.real == 1)
+    return "the real product of " + std::to_string(2 * M) + "x" + std::to_string(2 * N) +
+           " (a complex element a 2 x 2 real block) on the double " +
+           (tsmttsm ? "tensor-core kernel with cp.async stages (" + tsm::config_name(true, c) + ")"
+                    : std::string("m16n8k4 kernel"));
   if (c.mma > 0 && tsmttsm)
     return "tsmttsm FP64 tensor cores (DMMA m8n8k4), a warp per " + std::to_string(8 * c.mma) + "x" +
            std::to_string(8 * c.mma) + " block of C, " +

@@ -1,5 +1,5 @@
 // Native TSMTTSM, complex double ("T" and "C"): the register tiles 1, 2, 4 and the tensor-core warp tiles 1, 2
-// (staged also strips of 1 x 5 and 1 x 6).
+// (staged also strips of 1 x 5 and 1 x 6), or the double staged kernels on the real product of 2M x 2N.
 #include "tsm/tsm_mma.cuh"
 
 namespace tessera::native_cuda {
@@ -10,6 +10,7 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, zcomplex alpha, cons
          const zcomplex* B, std::int64_t ldb, zcomplex* C, std::int64_t ldcr, std::int64_t ldcc) {
   using namespace tsm_detail;
   const auto c = config_for(true, true, M, N);
+  if (c.real == 1) return launch_tsmttsm_real(stream, c, Conj, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
   if (c.stages > 0 && c.mma == 1 && c.tiles == 5)
     return launch_tsmttsm_staged<zcomplex, Conj, 1, 5>(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);
   if (c.stages > 0 && c.mma == 1 && c.tiles == 6)

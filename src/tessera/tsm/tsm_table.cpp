@@ -36,7 +36,8 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // cp.async stages once the accumulators leave few registers for loads.
   // TSMM: the register kernel (in double its compile-time form,
   // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
-  // complex the register kernel to 3, then m16n8k4 with four real products,
+  // complex the register kernel to 3 (at M = N = 3 the real product of 6 x 6), then m16n8k4 with four real
+  // products,
   // two column tiles a warp below 20 and four (two units of A a step) from
   // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
@@ -46,7 +47,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     c.tile = complex ? 1 : d;
   } else if (tsmttsm && complex) {
     // Warps of one 8 x 8 tile also from 13 to 24 (an H200, 2026-11-29, with four real products a tile: 1.06x
-    // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32).
+    // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32); 17..24 take the real product below.
     c.mma = d <= 8 || (d > 12 && d <= 24) ? 1 : 2;
     c.stages = d >= 6 ? 3 : 0;
     // N in 33..48: warps of 8 rows across N (an H200, 2026-11-29: 1.58x the 2 x 2 warps at M = N = 40, 1.41x at
@@ -54,6 +55,13 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     if (N > 32 && d <= 48) {
       c.mma = 1;
       c.tiles = (N + 7) / 8;
+    }
+    // 17..24: the real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N
+    // passes 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a
+    // tie at 28 and at 3 x 17).
+    if (d > 16 && d <= 24) {
+      c = default_config(true, false, 2 * M, 2 * N);
+      c.real = 1;
     }
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
@@ -63,6 +71,10 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     if (c.mma == 2 && N > 32) c.tiles = (N + 7) / 8;
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
+  } else if (complex && M == 3 && N == 3) {
+    // The real product of 6 x 6: 1.33x the complex register kernel on an H200 (0.82x at 3 x 17, 0.87x at 2).
+    c.mma = 2;
+    c.real = 1;
   } else if (complex && d >= 4) {
     c.mma = 2;
     c.tiles = d < 20 ? 2 : 4;
@@ -84,6 +96,14 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
 
 bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig& c) {
   if (M < 1 || M > 64 || N < 1 || N > 64) return false;
+  if (c.real != 0) {  // the double kernel of 2M x 2N
+    if (!complex || c.real != 1 || M > 32 || N > 32) return false;
+    NativeConfig d = c;
+    d.real = 0;
+    if (tsmttsm) return c.stages == 3 && config_usable(true, false, 2 * M, 2 * N, d);
+    return c.mma == 2 && c.stages == 0 && c.tiles == 0 && c.products == 0 &&
+           config_usable(false, false, 2 * M, 2 * N, d);
+  }
   const bool z_tsmm_mma = !tsmttsm && complex && c.mma == 2;
   if (c.stages != 0 && z_tsmm_mma)
     return (c.stages == 3 || c.stages == 4) && (c.tiles == 2 || c.tiles == 4) && c.products == 4 &&
@@ -113,7 +133,7 @@ std::string config_name(bool tsmttsm, const NativeConfig& c) {
   if (c.mma > 0)
     return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "") +
            (c.tiles ? " tiles " + std::to_string(c.tiles) : "") +
-           (c.products ? " products " + std::to_string(c.products) : "");
+           (c.products ? " products " + std::to_string(c.products) : "") + (c.real ? " real" : "");
   return tsmttsm ? "tile " + std::to_string(c.tile) : "outputs " + std::to_string(c.outputs);
 }
 
@@ -153,6 +173,15 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
       c.stages = stages;
       c.tiles = tiles;
       c.products = 4;
+      if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
+    }
+  for (int mma : {1, 2, 4})
+    for (int tiles : {0, 5, 6}) {
+      NativeConfig c;
+      c.mma = mma;
+      c.stages = tsmttsm ? 3 : 0;
+      c.tiles = tiles;
+      c.real = 1;
       if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
     }
   return out;
@@ -195,6 +224,7 @@ Table parse_table(const std::string& text, const std::string& source, const std:
         x.config.stages = e.value("stages", 0);
         x.config.tiles = e.value("tiles", 0);
         x.config.products = e.value("products", 0);
+        x.config.real = e.value("real", 0);
       }
       else if (x.tsmttsm)
         x.config.tile = e.at("tile").get<int>();

@@ -13,7 +13,9 @@
 //                {"kernel": "tsmttsm", "type": "d", "m": 40, "n": 40, "mma": 2, "stages": 3, "tiles": 5},
 //                {"kernel": "tsmm", "type": "z", "m": 64, "n": 64, "mma": 2, "tiles": 4, "products": 3},
 //                {"kernel": "tsmm", "type": "z", "m": 12, "n": 12, "mma": 2, "stages": 3, "tiles": 2, "products": 4},
-//                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2}, ...]}
+//                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2},
+//                {"kernel": "tsmttsm", "type": "z", "m": 20, "n": 20, "mma": 2, "stages": 3, "tiles": 5, "real": 1},
+//                ...]}
 // "mma" selects the FP64 tensor-core kernels (sm_80 and later; older GPUs run
 // the default register kernel instead).
 #include <string>
@@ -43,10 +45,18 @@ struct NativeConfig {
   // complex TSMTTSM with mma 1 stages 3: 0 or those of a strip of 8 rows (5 or 6).
   int tiles = 0;
   int products = 0;
+  // Complex only, 1: the product run as the real one of 2M x 2N on the double
+  // kernel that mma, stages and tiles name: a complex tall operand is a real
+  // one of twice the columns (real and imaginary parts side by side), a
+  // complex element of the small matrix a 2 x 2 real block. TSMM: mma 2 (M,
+  // N <= 32; a beta with an imaginary part scales B first). TSMTTSM: the
+  // staged kernels (M, N <= 32, max(M, N) >= 7), whose block sum forms the
+  // complex result from the real one's 2 x 2 blocks.
+  int real = 0;
 };
 
-// "tile 4", "outputs 2", "mma 4", "mma 4 stages 3", "mma 2 stages 3 tiles 5", "mma 2 tiles 4 products 3": the
-// entry's kernel in a table's words.
+// "tile 4", "outputs 2", "mma 4", "mma 4 stages 3", "mma 2 stages 3 tiles 5", "mma 2 tiles 4 products 3",
+// "mma 2 real": the entry's kernel in a table's words.
 std::string config_name(bool tsmttsm, const NativeConfig& c);
 // The compiled candidates of a kernel and type (tuning, tests).
 std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex);

@@ -40,16 +40,17 @@ struct Case {
   Lay lay = Lay::right;
   bool zero_beta = false;   // beta = 0, output poisoned with NaN
   bool zero_alpha = false;  // alpha = 0, tall operands poisoned with NaN
+  bool real_beta = false;   // complex beta without an imaginary part
   std::string str() const {
     return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
            (conj ? " C" : " T") + " layout=" + std::to_string(int(lay)) + (zero_beta ? " beta=0" : "") +
-           (zero_alpha ? " alpha=0" : "");
+           (zero_alpha ? " alpha=0" : "") + (real_beta ? " beta real" : "");
   }
 };
 
 template <class T>
-T random_scalar(std::uint64_t seed, std::uint64_t i) {
-  return make<T>(tessera::random_uniform(seed, i, 0.5, 1.5), tessera::random_uniform(seed, i + 1, -1, 1));
+T random_scalar(std::uint64_t seed, std::uint64_t i, bool real = false) {
+  return make<T>(tessera::random_uniform(seed, i, 0.5, 1.5), real ? 0.0 : tessera::random_uniform(seed, i + 1, -1, 1));
 }
 
 template <class T, class Exec, class L>
@@ -90,7 +91,7 @@ void check_tsmttsm(const Case& c, std::uint64_t seed) {
   auto hB = random_mat<T>(c.K, c.N, seed + 2);
   auto hC = c.zero_beta ? filled<T>(c.M, c.N, nan_value<T>()) : random_mat<T>(c.M, c.N, seed + 3);
   const T alpha = c.zero_alpha ? T(0) : random_scalar<T>(seed, 10);
-  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 20);
+  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 20, c.real_beta);
   const auto ref = ref_tsmttsm(c.conj, alpha, hA, hB, beta, hC);
   if (c.zero_alpha) {
     hA = filled<T>(c.K, c.M, nan_value<T>());
@@ -114,7 +115,7 @@ void check_tsmm(const Case& c, std::uint64_t seed) {
   auto hC = random_mat<T>(c.M, c.N, seed + 5);
   auto hB = c.zero_beta ? filled<T>(c.K, c.N, nan_value<T>()) : random_mat<T>(c.K, c.N, seed + 6);
   const T alpha = c.zero_alpha ? T(0) : random_scalar<T>(seed, 30);
-  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 40);
+  const T beta = c.zero_beta ? T(0) : random_scalar<T>(seed, 40, c.real_beta);
   const auto ref = ref_tsmm(alpha, hA, hC, beta, hB);
   if (c.zero_alpha) {
     hA = filled<T>(c.K, c.M, nan_value<T>());
@@ -350,7 +351,8 @@ TYPED_TEST(Tsm, EveryNativeConfiguration) {
             if (!config_usable(tt, z, M, N, e.config)) continue;
             set_active_table(Table{"", {e}});
             SCOPED_TRACE(config_name(tt, c) + " " + std::to_string(M) + "x" + std::to_string(N));
-            const int seed_c = c.tile + c.outputs + 16 * c.mma + 64 * c.stages + 128 * c.tiles + 512 * c.products;
+            const int seed_c =
+                c.tile + c.outputs + 16 * c.mma + 64 * c.stages + 128 * c.tiles + 512 * c.products + 2048 * c.real;
             Case k{M, N, 1031};
             k.conj = z;
             if (tt) {
@@ -363,6 +365,16 @@ TYPED_TEST(Tsm, EveryNativeConfiguration) {
                 check_tsmm<zc, TypeParam, Public>(k, seed + seed_c + M);
               else
                 check_tsmm<double, TypeParam, Public>(k, seed + seed_c + M);
+            }
+            // The real product of 2M x 2N: "T" too, and a real beta (the kernel's own beta; the
+            // complex one above scales B first).
+            if (c.real) {
+              k.conj = false;
+              k.real_beta = true;
+              if (tt)
+                check_tsmttsm<zc, TypeParam, Public>(k, seed + seed_c + M + 1);
+              else
+                check_tsmm<zc, TypeParam, Public>(k, seed + seed_c + M + 1);
             }
           }
     set_active_table(Table{});

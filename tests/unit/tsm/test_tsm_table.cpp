@@ -133,9 +133,10 @@ TEST(TsmTable, TsmttsmStripEntries) {
     }
 }
 
-// The complex TSMTTSM's warp tiles: one 8 x 8 tile to 8 and from 13 to 24, 2 x 2 tiles from 9 to 12 and from
+// The complex TSMTTSM's warp tiles: one 8 x 8 tile to 8 and from 13 to 16, 2 x 2 tiles from 9 to 12 and from
 // 25 (by the wider side; register tiles at 1 and 2), staged from 6; where N is 33..48 and no side passes 48
-// strips of 8 rows across N ("mma 1 stages 3 tiles 5|6"), parsed and named as such.
+// strips of 8 rows across N ("mma 1 stages 3 tiles 5|6"), parsed and named as such; from 17 to 24 the real
+// product of 2M x 2N on double's kernel there.
 TEST(TsmTable, ComplexTsmttsmWarpTiles) {
   for (int tiles : {5, 6}) {
     const Table t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 40, "n": 44, "mma": 1, )"
@@ -151,12 +152,39 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
     for (int n = 1; n <= 64; ++n) {
       const NativeConfig c = default_config(true, true, m, n);
       const int d = std::max(m, n);
-      const bool strip = n > 32 && d <= 48;
-      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 24) || strip ? 1 : 2) << m << "x" << n;
+      const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 24;
+      EXPECT_EQ(c.real, real ? 1 : 0) << m << "x" << n;
+      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 16) || strip ? 1 : 2) << m << "x" << n;
       EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
-      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : 0) << m << "x" << n;
+      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : real && 2 * n > 32 ? (2 * n + 7) / 8 : 0) << m << "x" << n;
       EXPECT_TRUE(config_usable(true, true, m, n, c)) << m << "x" << n;
     }
+}
+
+// A complex product as the real one of 2M x 2N ("real": 1): parsed and named; refused for double, sides past
+// 32, TSMTTSM without the stages and TSMM with complex TSMM's tiles or products.
+TEST(TsmTable, RealOfComplexEntries) {
+  Table t = parse_table(table_with(R"({"kernel": "tsmm", "type": "z", "m": 3, "n": 17, "mma": 2, "real": 1})"),
+                        "inline");
+  ASSERT_EQ(t.entries.size(), 1u);
+  EXPECT_EQ(t.entries[0].config.real, 1);
+  EXPECT_EQ(config_name(false, t.entries[0].config), "mma 2 real");
+  t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 20, "n": 20, "mma": 2, "stages": 3, )"
+                             R"("tiles": 5, "real": 1})"),
+                  "inline");
+  ASSERT_EQ(t.entries.size(), 1u);
+  EXPECT_EQ(config_name(true, t.entries[0].config), "mma 2 stages 3 tiles 5 real");
+  for (const char* e : {R"({"kernel": "tsmm", "type": "d", "m": 3, "n": 3, "mma": 2, "real": 1})",
+                        R"({"kernel": "tsmm", "type": "z", "m": 33, "n": 3, "mma": 2, "real": 1})",
+                        R"({"kernel": "tsmm", "type": "z", "m": 3, "n": 3, "mma": 2, "tiles": 2, "real": 1})",
+                        R"({"kernel": "tsmttsm", "type": "z", "m": 20, "n": 20, "mma": 2, "real": 1})",
+                        R"({"kernel": "tsmttsm", "type": "z", "m": 8, "n": 40, "mma": 2, "stages": 3, "real": 1})",
+                        R"({"kernel": "tsmm", "type": "z", "m": 3, "n": 3, "mma": 2, "real": 2})"})
+    expect_refused(table_with(e), "asks for a kernel this build does not have");
+  int real = 0;
+  for (bool tt : {true, false})
+    for (const auto& c : compiled_configs(tt, true)) real += c.real;
+  EXPECT_EQ(real, 6);  // TSMTTSM: warp tiles 1, 2, 4 and the strips 2 x 5, 2 x 6; TSMM: mma 2
 }
 
 // The shipped TSMM choices in double: the compile-time kernel (behind
@@ -171,7 +199,9 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
       EXPECT_EQ(d.outputs == 1 && d.mma == 0, small) << m << "x" << n;
       EXPECT_EQ(d.mma == 2, !small) << m << "x" << n;
       const NativeConfig z = default_config(false, true, m, n);
-      EXPECT_EQ(z.mma == 2, std::max(m, n) >= 4) << m << "x" << n;
+      const bool real = m == 3 && n == 3;  // the real product of 6 x 6
+      EXPECT_EQ(z.real, real ? 1 : 0) << m << "x" << n;
+      EXPECT_EQ(z.mma == 2, std::max(m, n) >= 4 || real) << m << "x" << n;
       EXPECT_EQ(z.mma == 0, z.outputs > 0) << m << "x" << n;
       // A staged from M = 4 where the stages fit and one item owns a row block's tiles, or (M <= 24) items
       // take equal shares of them (3 x 17: 2 + 1 tiles, not staged)

@@ -693,6 +693,7 @@ void TsmWorkload::tune(const Options& opts, Progress& progress, std::ostream& ou
           if (best.first.stages > 0) e["stages"] = best.first.stages;
           if (best.first.tiles > 0) e["tiles"] = best.first.tiles;
           if (best.first.products > 0) e["products"] = best.first.products;
+          if (best.first.real > 0) e["real"] = best.first.real;
         } else if (tt)
           e["tile"] = best.first.tile;
         else
