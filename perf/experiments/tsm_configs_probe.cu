@@ -1,0 +1,167 @@
+// Probe: every compiled native configuration usable at a shape (tsm::compiled_configs), forced through the
+// table and run through the library's native entry (native_cuda::tsm_tsmttsm / tsm_tsmm: the kernels, launch
+// settings and beta handling that tessera::tsm uses on Cuda, without Kokkos), in one process. `tessera tune tsm`
+// does this for M = N; this probe takes any M x N, in particular those the Cuda dispatch sends elsewhere
+// (tsmttsm_prefers_portable). Prints, per configuration, the median of 7 launches (CUDA events, after 2), GB/s
+// of the tall operands, and for TSMTTSM whether C at K = 100003 equals an exact host reference bit for bit
+// (inputs are multiples of 2^-16, so every partial sum is exact in double, whatever the order).
+// Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:
+//   build/cuda/perf/experiments/tsm_configs_probe SHAPE...
+// SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
+// `compare tsm --sweep`: 2^29 · 2 / (M + N) rows for double, 2^28 · 2 / (M + N) for complex; beta = 0, alpha = 1.
+// Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides".
+#include "tessera/tsm/tsm_native_cuda.hpp"
+#include "tessera/tsm/tsm_table.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using namespace tessera;
+using zc = native_cuda::zcomplex;
+
+void ck(cudaError_t e, int line) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "tsm_configs_probe: %s (line %d)\n", cudaGetErrorString(e), line);
+  std::exit(1);
+}
+#define CK(x) ck((x), __LINE__)
+
+// Values in [-0.5, 0.5), multiples of 2^-16, from a hash of the index (the same on every run).
+__global__ void fill(double* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned x = unsigned(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    p[i] = (x & 0xffff) / 65536.0 - 0.5;
+  }
+}
+
+struct Shape {
+  bool tsmm = false, conj = false, complex = false;
+  int M = 0, N = 0;
+};
+
+// C = A^T B (or A^H B) of the first kr rows on the host, in double: exact for these inputs.
+std::vector<double> reference(const Shape& s, const double* A, const double* B, long kr) {
+  const int e = s.complex ? 2 : 1;
+  std::vector<double> ha(size_t(e) * kr * s.M), hb(size_t(e) * kr * s.N), c(size_t(e) * s.M * s.N, 0.0);
+  CK(cudaMemcpy(ha.data(), A, 8ul * ha.size(), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hb.data(), B, 8ul * hb.size(), cudaMemcpyDeviceToHost));
+  for (long r = 0; r < kr; ++r)
+    for (int m = 0; m < s.M; ++m)
+      for (int n = 0; n < s.N; ++n) {
+        if (!s.complex) {
+          c[m * s.N + n] += ha[r * s.M + m] * hb[r * s.N + n];
+          continue;
+        }
+        const double ar = ha[2 * (r * s.M + m)], ai = (s.conj ? -1 : 1) * ha[2 * (r * s.M + m) + 1];
+        const double br = hb[2 * (r * s.N + n)], bi = hb[2 * (r * s.N + n) + 1];
+        c[2 * (m * s.N + n)] += ar * br - ai * bi;
+        c[2 * (m * s.N + n) + 1] += ar * bi + ai * br;
+      }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: tsm_configs_probe SHAPE... (SHAPE: tz3x17, cz1x64, td3x17, mz24x48, ...)\n");
+    return 2;
+  }
+  std::vector<Shape> shapes;
+  for (int a = 1; a < argc; ++a) {
+    char k = 0, t = 0;
+    Shape s;
+    if (std::sscanf(argv[a], "%c%c%dx%d", &k, &t, &s.M, &s.N) != 4 || (k != 't' && k != 'c' && k != 'm') ||
+        (t != 'd' && t != 'z') || s.M < 1 || s.M > 64 || s.N < 1 || s.N > 64) {
+      std::fprintf(stderr, "tsm_configs_probe: bad shape '%s' (t, c or m; d or z; then MxN in 1..64)\n", argv[a]);
+      return 2;
+    }
+    s.tsmm = k == 'm';
+    s.conj = k == 'c';
+    s.complex = t == 'z';
+    shapes.push_back(s);
+  }
+  std::printf("shape,configuration,median_ms,gbs,c_at_k100003,default\n");
+  for (std::size_t a = 0; a < shapes.size(); ++a) {
+    const Shape& s = shapes[a];
+    const int e = s.complex ? 2 : 1;
+    const long K = 2 * (s.complex ? 1L << 28 : 1L << 29) / (s.M + s.N), kr = std::min(K, 100003L);
+    double *A, *B, *C;
+    CK(cudaMalloc(&A, 8ul * e * K * s.M));
+    CK(cudaMalloc(&B, 8ul * e * K * s.N));
+    CK(cudaMalloc(&C, 8ul * e * s.M * s.N));
+    fill<<<1024, 256>>>(A, size_t(e) * K * s.M, 1);
+    fill<<<1024, 256>>>(B, size_t(e) * K * s.N, 2);
+    fill<<<1024, 256>>>(C, size_t(e) * s.M * s.N, 3);
+    CK(cudaDeviceSynchronize());
+    const std::vector<double> ref = s.tsmm ? std::vector<double>() : reference(s, A, B, kr);
+    // TSMTTSM: C = A^T B; TSMM: B = A C (C the small matrix).
+    auto run = [&](long k) {
+      if (!s.tsmm && s.complex)
+        native_cuda::tsm_tsmttsm(0, s.conj, s.M, s.N, k, zc(1.0), reinterpret_cast<const zc*>(A), s.M,
+                                 reinterpret_cast<const zc*>(B), s.N, zc(0.0), reinterpret_cast<zc*>(C), s.N, 1);
+      else if (!s.tsmm)
+        native_cuda::tsm_tsmttsm(0, false, s.M, s.N, k, 1.0, A, s.M, B, s.N, 0.0, C, s.N, 1);
+      else if (s.complex)
+        native_cuda::tsm_tsmm(0, s.M, s.N, k, zc(1.0), reinterpret_cast<const zc*>(A), s.M,
+                              reinterpret_cast<const zc*>(C), s.N, 1, zc(0.0), reinterpret_cast<zc*>(B), s.N);
+      else
+        native_cuda::tsm_tsmm(0, s.M, s.N, k, 1.0, A, s.M, C, s.N, 1, 0.0, B, s.N);
+    };
+    const auto def = tsm::default_config(!s.tsmm, s.complex, s.M, s.N);
+    for (const auto& c : tsm::compiled_configs(!s.tsmm, s.complex)) {
+      if (!tsm::config_usable(!s.tsmm, s.complex, s.M, s.N, c)) continue;
+      tsm::TableEntry en;
+      en.tsmttsm = !s.tsmm;
+      en.complex = s.complex;
+      en.m = s.M;
+      en.n = s.N;
+      en.config = c;
+      tsm::set_active_table(tsm::Table{"", {en}});
+      const char* check = "-";
+      if (!s.tsmm) {
+        run(kr);
+        std::vector<double> got(ref.size());
+        CK(cudaMemcpy(got.data(), C, 8ul * got.size(), cudaMemcpyDeviceToHost));
+        check = got == ref ? "exact" : "WRONG";
+      }
+      cudaEvent_t t0, t1;
+      CK(cudaEventCreate(&t0));
+      CK(cudaEventCreate(&t1));
+      std::vector<float> ms;
+      for (int r = 0; r < 9; ++r) {
+        CK(cudaEventRecord(t0));
+        run(K);
+        CK(cudaEventRecord(t1));
+        CK(cudaEventSynchronize(t1));
+        float x = 0;
+        CK(cudaEventElapsedTime(&x, t0, t1));
+        if (r >= 2) ms.push_back(x);
+      }
+      CK(cudaGetLastError());
+      CK(cudaEventDestroy(t0));
+      CK(cudaEventDestroy(t1));
+      std::sort(ms.begin(), ms.end());
+      const double med = ms[ms.size() / 2];
+      const std::string name = tsm::config_name(!s.tsmm, c);
+      const bool is_default = name == tsm::config_name(!s.tsmm, def);
+      std::printf("%s,%s,%.4f,%.0f,%s,%s\n", argv[a + 1], name.c_str(), med, 8.0 * e * K * (s.M + s.N) / med / 1e6,
+                  check, is_default ? "yes" : "");
+      std::fflush(stdout);
+    }
+    tsm::set_active_table(tsm::Table{});
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+  }
+  return 0;
+}
