@@ -2,46 +2,22 @@
 // table and run through the library's native entry (native_cuda::tsm_tsmttsm / tsm_tsmm: the kernels, launch
 // settings and beta handling that tessera::tsm uses on Cuda, without Kokkos), in one process. `tessera tune tsm`
 // does this for M = N; this probe takes any M x N, in particular those the Cuda dispatch sends elsewhere
-// (tsmttsm_prefers_portable). Prints, per configuration, the median of 7 launches (CUDA events, after 2), GB/s
+// (tsmttsm_prefers_portable). Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s
 // of the tall operands, and for TSMTTSM whether C at K = 100003 equals an exact host reference bit for bit
-// (inputs are multiples of 2^-16, so every partial sum is exact in double, whatever the order).
+// (inputs are multiples of 2^-16 in [0.5, 1.5), so every partial sum is exact in double, whatever the order).
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:
 //   build/cuda/perf/experiments/tsm_configs_probe SHAPE...
 // SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
 // `compare tsm --sweep`: 2^29 · 2 / (M + N) rows for double, 2^28 · 2 / (M + N) for complex; beta = 0, alpha = 1.
 // Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides".
+#include "probe_common.cuh"
 #include "tessera/tsm/tsm_native_cuda.hpp"
 #include "tessera/tsm/tsm_table.hpp"
-
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
 
 namespace {
 
 using namespace tessera;
 using zc = native_cuda::zcomplex;
-
-void ck(cudaError_t e, int line) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "tsm_configs_probe: %s (line %d)\n", cudaGetErrorString(e), line);
-  std::exit(1);
-}
-#define CK(x) ck((x), __LINE__)
-
-// Values in [-0.5, 0.5), multiples of 2^-16, from a hash of the index (the same on every run).
-__global__ void fill(double* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned x = unsigned(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = (x & 0xffff) / 65536.0 - 0.5;
-  }
-}
 
 struct Shape {
   bool tsmm = false, conj = false, complex = false;
@@ -99,9 +75,11 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&A, 8ul * e * K * s.M));
     CK(cudaMalloc(&B, 8ul * e * K * s.N));
     CK(cudaMalloc(&C, 8ul * e * s.M * s.N));
-    fill<<<1024, 256>>>(A, size_t(e) * K * s.M, 1);
-    fill<<<1024, 256>>>(B, size_t(e) * K * s.N, 2);
-    fill<<<1024, 256>>>(C, size_t(e) * s.M * s.N, 3);
+    // (values in [0.5, 1.5), multiples of 2^-16: C's partial sums at K = 100003 are exact in double)
+    const auto blocks = [](long long n) { return unsigned((n + 255) / 256); };
+    fill<<<blocks(e * K * s.M), 256>>>(A, e * K * s.M, 1);
+    fill<<<blocks(e * K * s.N), 256>>>(B, e * K * s.N, 2);
+    fill<<<blocks(e * s.M * s.N), 256>>>(C, e * s.M * s.N, 3);
     CK(cudaDeviceSynchronize());
     const std::vector<double> ref = s.tsmm ? std::vector<double>() : reference(s, A, B, kr);
     // TSMTTSM: C = A^T B; TSMM: B = A C (C the small matrix).
@@ -134,24 +112,7 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(got.data(), C, 8ul * got.size(), cudaMemcpyDeviceToHost));
         check = got == ref ? "exact" : "WRONG";
       }
-      cudaEvent_t t0, t1;
-      CK(cudaEventCreate(&t0));
-      CK(cudaEventCreate(&t1));
-      std::vector<float> ms;
-      for (int r = 0; r < 9; ++r) {
-        CK(cudaEventRecord(t0));
-        run(K);
-        CK(cudaEventRecord(t1));
-        CK(cudaEventSynchronize(t1));
-        float x = 0;
-        CK(cudaEventElapsedTime(&x, t0, t1));
-        if (r >= 2) ms.push_back(x);
-      }
-      CK(cudaGetLastError());
-      CK(cudaEventDestroy(t0));
-      CK(cudaEventDestroy(t1));
-      std::sort(ms.begin(), ms.end());
-      const double med = ms[ms.size() / 2];
+      const double med = median_ms([&] { run(K); }, 7);
       const std::string name = tsm::config_name(!s.tsmm, c);
       const bool is_default = name == tsm::config_name(!s.tsmm, def);
       std::printf("%s,%s,%.4f,%.0f,%s,%s\n", argv[a + 1], name.c_str(), med, 8.0 * e * K * (s.M + s.N) / med / 1e6,
