@@ -45,23 +45,22 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   const int d = std::max(M, N);
   if (tsmttsm && d <= 2) {
     c.tile = complex ? 1 : d;
+  } else if (tsmttsm && complex && d > 16 && d <= 24) {
+    // The real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N passes
+    // 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a tie at
+    // 28).
+    c = default_config(true, false, 2 * M, 2 * N);
+    c.real = 1;
   } else if (tsmttsm && complex) {
-    // Warps of one 8 x 8 tile also from 13 to 24 (an H200, 2026-11-29, with four real products a tile: 1.06x
-    // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32); 17..24 take the real product below.
-    c.mma = d <= 8 || (d > 12 && d <= 24) ? 1 : 2;
+    // Warps of one 8 x 8 tile also from 13 to 16 (an H200, 2026-11-29, with four real products a tile: 1.06x
+    // at 16, 1.11x at 24 against 2 x 2 tiles, which pad 20 and 24 to 32; 17..24 take the real product above).
+    c.mma = d <= 8 || (d > 12 && d <= 16) ? 1 : 2;
     c.stages = d >= 6 ? 3 : 0;
     // N in 33..48: warps of 8 rows across N (an H200, 2026-11-29: 1.58x the 2 x 2 warps at M = N = 40, 1.41x at
     // 48; in a probe 1.04x at 56 with 7 tiles, 0.94x at 64 with 8, not taken).
     if (N > 32 && d <= 48) {
       c.mma = 1;
       c.tiles = (N + 7) / 8;
-    }
-    // 17..24: the real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N
-    // passes 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a
-    // tie at 28 and at 3 x 17).
-    if (d > 16 && d <= 24) {
-      c = default_config(true, false, 2 * M, 2 * N);
-      c.real = 1;
     }
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
@@ -72,7 +71,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
   } else if (complex && M == 3 && N == 3) {
-    // The real product of 6 x 6: 1.33x the complex register kernel on an H200 (0.82x at 3 x 17, 0.87x at 2).
+    // The real product of 6 x 6: 1.33x the complex register kernel on an H200 (0.81x at 3 x 17, 0.87x at 2).
     c.mma = 2;
     c.real = 1;
   } else if (complex && d >= 4) {

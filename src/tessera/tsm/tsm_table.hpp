@@ -50,8 +50,8 @@ struct NativeConfig {
   // one of twice the columns (real and imaginary parts side by side), a
   // complex element of the small matrix a 2 x 2 real block. TSMM: mma 2 (M,
   // N <= 32; a beta with an imaginary part scales B first). TSMTTSM: the
-  // staged kernels (M, N <= 32, max(M, N) >= 7), whose block sum forms the
-  // complex result from the real one's 2 x 2 blocks.
+  // staged kernels (M, N <= 32), whose block sum forms the complex result
+  // from the real one's 2 x 2 blocks.
   int real = 0;
 };
 
