@@ -1,8 +1,7 @@
 // Probe: every compiled native configuration usable at a shape (tsm::compiled_configs), forced through the
 // table and run through the library's native entry (native_cuda::tsm_tsmttsm / tsm_tsmm: the kernels, launch
 // settings and beta handling that tessera::tsm uses on Cuda, without Kokkos), in one process. `tessera tune tsm`
-// does this for M = N; this probe takes any M x N, in particular those the Cuda dispatch sends elsewhere
-// (tsmttsm_prefers_portable). Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s
+// does this for M = N; this probe takes any M x N (the thin-side defaults of tsm_table.cpp came from it). Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s
 // of the tall operands, and for TSMTTSM whether C at K = 100003 equals an exact host reference bit for bit
 // (inputs are multiples of 2^-16 in [0.5, 1.5), so every partial sum is exact in double, whatever the order).
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:

@@ -29,14 +29,6 @@ struct TsmmSpec {
   }
 };
 
-// TSMTTSM shapes the Cuda dispatch gives to the portable kernel although
-// native kernels apply: M != N with a side of 3 or fewer (1 x 64, 3 x 17,
-// 64 x 1). The tuned table is square and M != N takes the wider side's
-// entry, whose tile is mostly idle there; on the H100 the portable kernel
-// reached 102-121% of the read roof on these shapes, the native 78-82%
-// (docs/perf/tsm.md, "M != N").
-inline bool tsmttsm_prefers_portable(int M, int N) { return M != N && (M < N ? M : N) <= 3; }
-
 #if TESSERA_HAS_CUDA_NATIVE
 template <class... Views>
 inline constexpr bool native_views_v = (can_access_v<Kokkos::Cuda, Views> && ...);
@@ -52,7 +44,7 @@ struct TsmttsmSpec<Kokkos::Cuda, ViewA, ViewB, ViewC, std::enable_if_t<native_vi
   using T = typename ViewC::non_const_value_type;
   static void apply(const Kokkos::Cuda& exec, bool conj, T alpha, const ViewA& A, const ViewB& B, T beta,
                     const ViewC& C) {
-    if (!row_major(A) || !row_major(B) || tsmttsm_prefers_portable(int(A.extent(1)), int(B.extent(1)))) {
+    if (!row_major(A) || !row_major(B)) {
       tsmttsm_kokkos(exec, conj, alpha, A, B, beta, C);
       return;
     }

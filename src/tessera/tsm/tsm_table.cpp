@@ -42,9 +42,23 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
-  const int d = std::max(M, N);
+  const int d = std::max(M, N), s = std::min(M, N);
   if (tsmttsm && d <= 2) {
     c.tile = complex ? 1 : d;
+  } else if (tsmttsm && M != N && s <= 3 && !(complex && s > 1 && d > 16 && d <= 24)) {
+    // A thin side (1 x 64, 3 x 17, 64 x 1): the wider side's warp tiles would be mostly padding (an H200,
+    // 2026-11-30, every configuration at 45 such shapes: these choices are best or within 4%; the wider side's
+    // ran 0.63-0.78x at 1 x 16..64 and 3 x 17 in double, 0.78-0.89x at 1 x 16..64 in complex). Rows of one
+    // complex output, or double register tiles of 2 x 2 where one side is 1 and the other short or past 32;
+    // else 8 x 8 tiles, unstaged while the wide side fits few warps, staged from 33 (complex from 9), as strips
+    // where N is 33..48.
+    if (complex ? s == 1 : s == 1 && (d <= 8 || d > 32)) {
+      c.tile = complex ? 1 : 2;
+    } else {
+      c.mma = complex || d <= 32 ? 1 : 2;
+      c.stages = d > (complex ? 8 : 32) ? 3 : 0;
+      if (c.stages && N > 32 && d <= 48) c.tiles = (N + 7) / 8;
+    }
   } else if (tsmttsm && complex && d > 16 && d <= 24) {
     // The real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N passes
     // 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a tie at

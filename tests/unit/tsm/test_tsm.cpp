@@ -331,8 +331,7 @@ TYPED_TEST(Tsm, AlphaZeroReadsNoTallOperand) {
 
 // Every compiled native configuration, forced through the table, on shapes
 // with and without divisors of its tile (GPU only: elsewhere there is none).
-// 12 x 20 is the one with M, N <= 32 that TSMTTSM runs natively (the public
-// API sends 3 x 5 and 3 x 17 to the portable kernel): the real products'.
+// 12 x 20: the real products' warp tiles with neither side thin.
 TYPED_TEST(Tsm, EveryNativeConfiguration) {
   if constexpr (!tessera::is_device_space_v<TypeParam>) {
     GTEST_SKIP() << "native configurations run on Cuda only";

@@ -113,8 +113,12 @@ TEST(TsmTable, StagedComplexTsmmEntries) {
                  "asks for a kernel this build does not have");
 }
 
+// TSMTTSM with M != N and a side of 3 or less (thin_side below) has its own defaults.
+bool thin_side(int m, int n) { return m != n && std::min(m, n) <= 3 && std::max(m, n) > 2; }
+
 // The staged double TSMTTSM's strips of 16 rows: parsed, named, chosen by
-// default exactly where N is 33..48 and no side passes 48.
+// default exactly where N is 33..48 and no side passes 48 (and, past a thin
+// side of 1, at 2 x N and 3 x N).
 TEST(TsmTable, TsmttsmStripEntries) {
   for (int tiles : {5, 6}) {
     const Table t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 40, "n": 44, "mma": 2, )"
@@ -127,7 +131,7 @@ TEST(TsmTable, TsmttsmStripEntries) {
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
       const NativeConfig c = default_config(true, false, m, n);
-      const bool strip = n > 32 && std::max(m, n) <= 48;
+      const bool strip = n > 32 && std::max(m, n) <= 48 && m != 1;
       EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : 0) << m << "x" << n;
       if (strip) EXPECT_EQ(config_name(true, c), "mma 2 stages 3 tiles " + std::to_string((n + 7) / 8));
     }
@@ -136,7 +140,7 @@ TEST(TsmTable, TsmttsmStripEntries) {
 // The complex TSMTTSM's warp tiles: one 8 x 8 tile to 8 and from 13 to 16, 2 x 2 tiles from 9 to 12 and from
 // 25 (by the wider side; register tiles at 1 and 2), staged from 6; where N is 33..48 and no side passes 48
 // strips of 8 rows across N ("mma 1 stages 3 tiles 5|6"), parsed and named as such; from 17 to 24 the real
-// product of 2M x 2N on double's kernel there.
+// product of 2M x 2N on double's kernel there. Thin sides: the test after this one.
 TEST(TsmTable, ComplexTsmttsmWarpTiles) {
   for (int tiles : {5, 6}) {
     const Table t = parse_table(table_with(R"({"kernel": "tsmttsm", "type": "z", "m": 40, "n": 44, "mma": 1, )"
@@ -150,6 +154,7 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
                  "asks for a kernel this build does not have");
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
+      if (thin_side(m, n)) continue;
       const NativeConfig c = default_config(true, true, m, n);
       const int d = std::max(m, n);
       const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 24;
@@ -159,6 +164,40 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
       EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : real && 2 * n > 32 ? (2 * n + 7) / 8 : 0) << m << "x" << n;
       EXPECT_TRUE(config_usable(true, true, m, n, c)) << m << "x" << n;
     }
+}
+
+// TSMTTSM with M != N and a side of 3 or less: complex rows of one output where a side is 1, double 2 x 2
+// register tiles where a side is 1 and the other at most 8 or past 32; else 8 x 8 warp tiles, staged from 33
+// (complex from 9; double 16 x 16 there), strips where N is 33..48; complex at 17..24 the real product.
+TEST(TsmTable, ThinSideTsmttsmDefaults) {
+  for (int m = 1; m <= 64; ++m)
+    for (int n = 1; n <= 64; ++n) {
+      if (!thin_side(m, n)) continue;
+      const int s = std::min(m, n), d = std::max(m, n);
+      const NativeConfig z = default_config(true, true, m, n), x = default_config(true, false, m, n);
+      EXPECT_TRUE(config_usable(true, true, m, n, z)) << m << "x" << n;
+      EXPECT_TRUE(config_usable(true, false, m, n, x)) << m << "x" << n;
+      const int strips = n > 32 && d <= 48 ? (n + 7) / 8 : 0;
+      if (s == 1) {
+        EXPECT_EQ(config_name(true, z), "tile 1") << m << "x" << n;
+      } else if (d > 16 && d <= 24) {
+        EXPECT_EQ(z.real, 1) << m << "x" << n;
+      } else {
+        EXPECT_EQ(z.mma, 1) << m << "x" << n;
+        EXPECT_EQ(z.stages, d > 8 ? 3 : 0) << m << "x" << n;
+        EXPECT_EQ(z.tiles, strips) << m << "x" << n;
+      }
+      if (s == 1 && (d <= 8 || d > 32)) {
+        EXPECT_EQ(config_name(true, x), "tile 2") << m << "x" << n;
+      } else {
+        EXPECT_EQ(x.mma, d <= 32 ? 1 : 2) << m << "x" << n;
+        EXPECT_EQ(x.stages, d > 32 ? 3 : 0) << m << "x" << n;
+        EXPECT_EQ(x.tiles, strips) << m << "x" << n;
+      }
+    }
+  EXPECT_EQ(config_name(true, default_config(true, false, 3, 17)), "mma 1");
+  EXPECT_EQ(config_name(true, default_config(true, true, 64, 1)), "tile 1");
+  EXPECT_EQ(config_name(true, default_config(true, false, 2, 40)), "mma 2 stages 3 tiles 5");
 }
 
 // A complex product as the real one of 2M x 2N ("real": 1): parsed and named; refused for double, sides past
