@@ -161,6 +161,18 @@ TYPED_TEST(Tsm, SquareSweepComplex) {
     }
 }
 
+// The double TSMTTSM shapes that Cuda runs on the portable kernel: M != N with a side of 1, or of 2 or 3 with the
+// other at most 32. Complex never.
+TEST(TsmDispatch, ThinDoubleShapesPreferThePortableKernel) {
+  using tessera::tsm::impl::tsmttsm_prefers_portable;
+  for (auto [M, N] : {std::pair{1, 64}, std::pair{64, 1}, std::pair{1, 2}, std::pair{3, 17}, std::pair{32, 2}})
+    EXPECT_TRUE(tsmttsm_prefers_portable(false, M, N)) << M << "x" << N;
+  for (auto [M, N] : {std::pair{3, 3}, std::pair{2, 33}, std::pair{64, 3}, std::pair{4, 17}, std::pair{1, 1}})
+    EXPECT_FALSE(tsmttsm_prefers_portable(false, M, N)) << M << "x" << N;
+  for (auto [M, N] : {std::pair{1, 64}, std::pair{3, 17}, std::pair{64, 1}})
+    EXPECT_FALSE(tsmttsm_prefers_portable(true, M, N)) << M << "x" << N;
+}
+
 TYPED_TEST(Tsm, RectangularGrid) {
   const auto seed = tessera::test::fresh_seed();
   const int ms[] = {1, 3, 8, 17, 33, 64};

@@ -545,6 +545,8 @@ class TsmWorkload final : public driver::Workload {
     if (call == Call::portable) {
       product = portable;
     } else if (call == Call::api) {
+      if (tsmttsm() && impl::tsmttsm_prefers_portable(complex_, m_, n_))
+        r.note = "double, M != N, a thin side: tessera::tsm runs the portable kernel here";
       product = [&](T b, const View& to) {
         if (tsmttsm())
           tsm::tsmttsm(exec, conj_ ? "C" : "T", one, X, Y, b, to);
