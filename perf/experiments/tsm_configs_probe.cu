@@ -4,6 +4,9 @@
 // does this for M = N; this probe takes any M x N (the thin-side defaults of tsm_table.cpp came from it). Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s
 // of the tall operands, and for TSMTTSM whether C at K = 100003 equals an exact host reference bit for bit
 // (inputs are multiples of 2^-16 in [0.5, 1.5), so every partial sum is exact in double, whatever the order).
+// Each configuration is timed twice more: with inputs of full random mantissas in [-1, 1) (as `compare`'s), and
+// with those and the tall operands 128 bytes past an allocation's start (as a Kokkos View's data; --offset BYTES,
+// a multiple of 16 up to 4096, moves them elsewhere).
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:
 //   build/cuda/perf/experiments/tsm_configs_probe SHAPE...
 // SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
@@ -44,6 +47,17 @@ std::vector<double> reference(const Shape& s, const double* A, const double* B, 
   return c;
 }
 
+// Values in [-1, 1) with all 52 mantissa bits drawn (a 64-bit mix of the index).
+__global__ void fill_random(double* a, long long n, unsigned long long salt) {
+  const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (x >= n) return;
+  unsigned long long z = (unsigned long long)x * 0x9e3779b97f4a7c15ull + salt;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  a[x] = double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,7 +66,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<Shape> shapes;
+  std::vector<const char*> names;
+  int offset_bytes = 128;
   for (int a = 1; a < argc; ++a) {
+    if (std::string(argv[a]) == "--offset") {
+      if (a + 1 == argc || std::sscanf(argv[a + 1], "%d", &offset_bytes) != 1 || offset_bytes < 0 ||
+          offset_bytes > 4096 || offset_bytes % 16) {
+        std::fprintf(stderr, "tsm_configs_probe: --offset takes a multiple of 16 bytes in 0..4096\n");
+        return 2;
+      }
+      ++a;
+      continue;
+    }
     char k = 0, t = 0;
     Shape s;
     if (std::sscanf(argv[a], "%c%c%dx%d", &k, &t, &s.M, &s.N) != 4 || (k != 't' && k != 'c' && k != 'm') ||
@@ -64,15 +89,22 @@ int main(int argc, char** argv) {
     s.conj = k == 'c';
     s.complex = t == 'z';
     shapes.push_back(s);
+    names.push_back(argv[a]);
   }
-  std::printf("shape,configuration,median_ms,gbs,c_at_k100003,default\n");
+  if (shapes.empty()) {
+    std::fprintf(stderr, "tsm_configs_probe: no shape given\n");
+    return 2;
+  }
+  std::printf("shape,configuration,median_ms,gbs,c_at_k100003,default,random_ms,random_gbs,offset_ms,offset_gbs,"
+              "offset_bytes\n");
   for (std::size_t a = 0; a < shapes.size(); ++a) {
     const Shape& s = shapes[a];
     const int e = s.complex ? 2 : 1;
     const long K = 2 * (s.complex ? 1L << 28 : 1L << 29) / (s.M + s.N), kr = std::min(K, 100003L);
-    double *A, *B, *C;
-    CK(cudaMalloc(&A, 8ul * e * K * s.M));
-    CK(cudaMalloc(&B, 8ul * e * K * s.N));
+    double *A, *B, *C, *A0, *B0;  // A0, B0: the allocations; A, B at their start or 128 bytes on
+    CK(cudaMalloc(&A0, 8ul * e * K * s.M + offset_bytes));
+    CK(cudaMalloc(&B0, 8ul * e * K * s.N + offset_bytes));
+    A = A0, B = B0;
     CK(cudaMalloc(&C, 8ul * e * s.M * s.N));
     // (values in [0.5, 1.5), multiples of 2^-16: C's partial sums at K = 100003 are exact in double)
     const auto blocks = [](long long n) { return unsigned((n + 255) / 256); };
@@ -95,8 +127,10 @@ int main(int argc, char** argv) {
         native_cuda::tsm_tsmm(0, s.M, s.N, k, 1.0, A, s.M, C, s.N, 1, 0.0, B, s.N);
     };
     const auto def = tsm::default_config(!s.tsmm, s.complex, s.M, s.N);
-    for (const auto& c : tsm::compiled_configs(!s.tsmm, s.complex)) {
-      if (!tsm::config_usable(!s.tsmm, s.complex, s.M, s.N, c)) continue;
+    std::vector<tsm::NativeConfig> configs;
+    for (const auto& c : tsm::compiled_configs(!s.tsmm, s.complex))
+      if (tsm::config_usable(!s.tsmm, s.complex, s.M, s.N, c)) configs.push_back(c);
+    auto use = [&](const tsm::NativeConfig& c) {
       tsm::TableEntry en;
       en.tsmttsm = !s.tsmm;
       en.complex = s.complex;
@@ -104,6 +138,11 @@ int main(int argc, char** argv) {
       en.n = s.N;
       en.config = c;
       tsm::set_active_table(tsm::Table{"", {en}});
+    };
+    std::vector<const char*> checks;
+    std::vector<double> exact_ms, random_ms, offset_ms;
+    for (const auto& c : configs) {
+      use(c);
       const char* check = "-";
       if (!s.tsmm) {
         run(kr);
@@ -111,16 +150,32 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(got.data(), C, 8ul * got.size(), cudaMemcpyDeviceToHost));
         check = got == ref ? "exact" : "WRONG";
       }
-      const double med = median_ms([&] { run(K); }, 7);
-      const std::string name = tsm::config_name(!s.tsmm, c);
-      const bool is_default = name == tsm::config_name(!s.tsmm, def);
-      std::printf("%s,%s,%.4f,%.0f,%s,%s\n", argv[a + 1], name.c_str(), med, 8.0 * e * K * (s.M + s.N) / med / 1e6,
-                  check, is_default ? "yes" : "");
-      std::fflush(stdout);
+      checks.push_back(check);
+      exact_ms.push_back(median_ms([&] { run(K); }, 7));
     }
+    for (int offset : {0, offset_bytes / 8}) {
+      A = A0 + offset, B = B0 + offset;
+      fill_random<<<blocks(e * K * s.M), 256>>>(A, e * K * s.M, 11);
+      fill_random<<<blocks(e * K * s.N), 256>>>(B, e * K * s.N, 12);
+      fill_random<<<blocks(e * s.M * s.N), 256>>>(C, e * s.M * s.N, 13);
+      CK(cudaDeviceSynchronize());
+      for (const auto& c : configs) {
+        use(c);
+        (offset ? offset_ms : random_ms).push_back(median_ms([&] { run(K); }, 7));
+      }
+    }
+    const double bytes = 8.0 * e * K * (s.M + s.N);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const std::string name = tsm::config_name(!s.tsmm, configs[i]);
+      const bool is_default = name == tsm::config_name(!s.tsmm, def);
+      std::printf("%s,%s,%.4f,%.0f,%s,%s,%.4f,%.0f,%.4f,%.0f,%d\n", names[a], name.c_str(), exact_ms[i],
+                  bytes / exact_ms[i] / 1e6, checks[i], is_default ? "yes" : "", random_ms[i], bytes / random_ms[i] / 1e6,
+                  offset_ms[i], bytes / offset_ms[i] / 1e6, offset_bytes);
+    }
+    std::fflush(stdout);
     tsm::set_active_table(tsm::Table{});
-    CK(cudaFree(A));
-    CK(cudaFree(B));
+    CK(cudaFree(A0));
+    CK(cudaFree(B0));
     CK(cudaFree(C));
   }
   return 0;
