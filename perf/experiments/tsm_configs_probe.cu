@@ -1,17 +1,18 @@
 // Probe: every compiled native configuration usable at a shape (tsm::compiled_configs), forced through the
 // table and run through the library's native entry (native_cuda::tsm_tsmttsm / tsm_tsmm: the kernels, launch
 // settings and beta handling that tessera::tsm uses on Cuda, without Kokkos), in one process. `tessera tune tsm`
-// does this for M = N; this probe takes any M x N (the thin-side defaults of tsm_table.cpp came from it). Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s
-// of the tall operands, and for TSMTTSM whether C at K = 100003 equals an exact host reference bit for bit
-// (inputs are multiples of 2^-16 in [0.5, 1.5), so every partial sum is exact in double, whatever the order).
-// Each configuration is timed twice more: with inputs of full random mantissas in [-1, 1) (as `compare`'s), and
-// with those and the tall operands 128 bytes past an allocation's start (as a Kokkos View's data; --offset BYTES,
-// a multiple of 16 up to 4096, moves them elsewhere).
+// does this for M = N; this probe takes any M x N (the thin-side defaults of tsm_table.cpp came from it).
+// Prints, per configuration, the median of 7 launches (CUDA events, after 3), GB/s of the tall operands, and
+// whether C (TSMTTSM) or B (TSMM) at K = 100003 equals an exact host reference bit for bit (column
+// c_at_k100003; inputs are multiples of 2^-16 in [0.5, 1.5), so every partial sum is exact in double, whatever
+// the order). Each configuration is timed twice more: with inputs of full random mantissas in [-1, 1) (as
+// `compare`'s), and with those and the tall operands 128 bytes past an allocation's start (as a Kokkos View's
+// data; --offset BYTES, a multiple of 16 up to 4096, moves them elsewhere).
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:
-//   build/cuda/perf/experiments/tsm_configs_probe SHAPE...
+//   build/cuda/perf/experiments/tsm_configs_probe [--offset BYTES] SHAPE...
 // SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
 // `compare tsm --sweep`: 2^29 · 2 / (M + N) rows for double, 2^28 · 2 / (M + N) for complex; beta = 0, alpha = 1.
-// Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides".
+// Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides" and "Thin sides".
 #include "probe_common.cuh"
 #include "tessera/tsm/tsm_native_cuda.hpp"
 #include "tessera/tsm/tsm_table.hpp"
@@ -45,6 +46,28 @@ std::vector<double> reference(const Shape& s, const double* A, const double* B, 
         c[2 * (m * s.N + n) + 1] += ar * bi + ai * br;
       }
   return c;
+}
+
+// B = A C (C the small M x N matrix) of the first kr rows on the host: exact for these inputs too (a row's sum
+// of at most 64 products of 17-bit mantissas).
+std::vector<double> tsmm_reference(const Shape& s, const double* A, const double* C, long kr) {
+  const int e = s.complex ? 2 : 1;
+  std::vector<double> ha(size_t(e) * kr * s.M), hc(size_t(e) * s.M * s.N), b(size_t(e) * kr * s.N, 0.0);
+  CK(cudaMemcpy(ha.data(), A, 8ul * ha.size(), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hc.data(), C, 8ul * hc.size(), cudaMemcpyDeviceToHost));
+  for (long r = 0; r < kr; ++r)
+    for (int n = 0; n < s.N; ++n)
+      for (int m = 0; m < s.M; ++m) {
+        if (!s.complex) {
+          b[r * s.N + n] += ha[r * s.M + m] * hc[m * s.N + n];
+          continue;
+        }
+        const double ar = ha[2 * (r * s.M + m)], ai = ha[2 * (r * s.M + m) + 1];
+        const double cr = hc[2 * (m * s.N + n)], ci = hc[2 * (m * s.N + n) + 1];
+        b[2 * (r * s.N + n)] += ar * cr - ai * ci;
+        b[2 * (r * s.N + n) + 1] += ar * ci + ai * cr;
+      }
+  return b;
 }
 
 // Values in [-1, 1) with all 52 mantissa bits drawn (a 64-bit mix of the index).
@@ -112,7 +135,7 @@ int main(int argc, char** argv) {
     fill<<<blocks(e * K * s.N), 256>>>(B, e * K * s.N, 2);
     fill<<<blocks(e * s.M * s.N), 256>>>(C, e * s.M * s.N, 3);
     CK(cudaDeviceSynchronize());
-    const std::vector<double> ref = s.tsmm ? std::vector<double>() : reference(s, A, B, kr);
+    const std::vector<double> ref = s.tsmm ? tsmm_reference(s, A, C, kr) : reference(s, A, B, kr);
     // TSMTTSM: C = A^T B; TSMM: B = A C (C the small matrix).
     auto run = [&](long k) {
       if (!s.tsmm && s.complex)
@@ -144,24 +167,24 @@ int main(int argc, char** argv) {
     for (const auto& c : configs) {
       use(c);
       const char* check = "-";
-      if (!s.tsmm) {
+      {
         run(kr);
         std::vector<double> got(ref.size());
-        CK(cudaMemcpy(got.data(), C, 8ul * got.size(), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(got.data(), s.tsmm ? B : C, 8ul * got.size(), cudaMemcpyDeviceToHost));
         check = got == ref ? "exact" : "WRONG";
       }
       checks.push_back(check);
       exact_ms.push_back(median_ms([&] { run(K); }, 7));
     }
-    for (int offset : {0, offset_bytes / 8}) {
-      A = A0 + offset, B = B0 + offset;
+    for (int pass = 0; pass < 2; ++pass) {  // at the allocations' start, then offset_bytes on
+      A = A0 + pass * (offset_bytes / 8), B = B0 + pass * (offset_bytes / 8);
       fill_random<<<blocks(e * K * s.M), 256>>>(A, e * K * s.M, 11);
       fill_random<<<blocks(e * K * s.N), 256>>>(B, e * K * s.N, 12);
       fill_random<<<blocks(e * s.M * s.N), 256>>>(C, e * s.M * s.N, 13);
       CK(cudaDeviceSynchronize());
       for (const auto& c : configs) {
         use(c);
-        (offset ? offset_ms : random_ms).push_back(median_ms([&] { run(K); }, 7));
+        (pass ? offset_ms : random_ms).push_back(median_ms([&] { run(K); }, 7));
       }
     }
     const double bytes = 8.0 * e * K * (s.M + s.N);
@@ -169,8 +192,8 @@ int main(int argc, char** argv) {
       const std::string name = tsm::config_name(!s.tsmm, configs[i]);
       const bool is_default = name == tsm::config_name(!s.tsmm, def);
       std::printf("%s,%s,%.4f,%.0f,%s,%s,%.4f,%.0f,%.4f,%.0f,%d\n", names[a], name.c_str(), exact_ms[i],
-                  bytes / exact_ms[i] / 1e6, checks[i], is_default ? "yes" : "", random_ms[i], bytes / random_ms[i] / 1e6,
-                  offset_ms[i], bytes / offset_ms[i] / 1e6, offset_bytes);
+                  bytes / exact_ms[i] / 1e6, checks[i], is_default ? "yes" : "", random_ms[i],
+                  bytes / random_ms[i] / 1e6, offset_ms[i], bytes / offset_ms[i] / 1e6, offset_bytes);
     }
     std::fflush(stdout);
     tsm::set_active_table(tsm::Table{});
