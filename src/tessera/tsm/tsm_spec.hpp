@@ -37,7 +37,8 @@ struct TsmmSpec {
 // with a side of 1, or of 2 or 3 and the other at most 32 (1 x 64, 64 x 1, 3 x 17). In `compare` on an H200
 // (2026-11-30) the portable kernel ran 1.08-1.31x the native one at 1 x 64, 64 x 1 and 1 x 16 and tied it at
 // 3 x 17, 17 x 3 and 3 x 8; with the wider side 33..64 and the thin one 2 or 3 the native staged kernel won
-// (1.04-1.20x; docs/perf/tsm.md, "Thin sides"). Complex runs natively at every shape (1.39-1.80x the portable kernel there).
+// (1.04-1.20x; docs/perf/tsm.md, "Thin sides"). Complex runs natively at every shape (1.39-1.80x the portable
+// kernel there).
 inline bool tsmttsm_prefers_portable(bool complex, int M, int N) {
   const int s = M < N ? M : N, d = M < N ? N : M;
   return !complex && M != N && (s == 1 || (s <= 3 && d <= 32));

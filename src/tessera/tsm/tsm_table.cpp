@@ -47,11 +47,12 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     c.tile = complex ? 1 : d;
   } else if (tsmttsm && M != N && s <= 3 && !(complex && s > 1 && d > 16 && d <= 24)) {
     // A thin side (1 x 64, 3 x 17, 64 x 1): the wider side's warp tiles would be mostly padding (an H200,
-    // 2026-11-30, every configuration at 45 such shapes: these choices are best or within 4%; the wider side's
+    // 2026-11-30, every configuration at 45 such shapes: these choices are best or within 5%; the wider side's
     // ran 0.63-0.78x at 1 x 16..64 and 3 x 17 in double, 0.78-0.89x at 1 x 16..64 in complex). Rows of one
     // complex output, or double register tiles of 2 x 2 where one side is 1 and the other short or past 32;
-    // else 8 x 8 tiles, unstaged while the wide side fits few warps, staged from 33 (complex from 9), as strips
-    // where N is 33..48.
+    // else warps of 8 x 8 tiles, unstaged while the wide side is short (complex to 8, double to 32), staged
+    // beyond (double in 16 x 16 tiles), as strips where N is 33..48. (The Cuda dispatch runs double's thin
+    // shapes on the portable kernel except where a side of 2 or 3 meets one past 32: tsmttsm_prefers_portable.)
     if (complex ? s == 1 : s == 1 && (d <= 8 || d > 32)) {
       c.tile = complex ? 1 : 2;
     } else {
