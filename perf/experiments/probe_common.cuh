@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the standalone CUDA probes in perf/experiments/ (no Kokkos, no project
-// library): error check, O(1) fill, median of event-timed launches.
+// library): error check, O(1) fills, median of event-timed launches.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,6 +57,19 @@ template <class T>
 __global__ void fill(T* a, long long n, unsigned salt) {
   const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (x < n) a[x] = T(0.5) + T((unsigned(x) * 2654435761u ^ salt) & 0xffff) * T(1.0 / 65536);
+}
+
+// Values in [-1, 1) with all 52 mantissa bits drawn (a 64-bit mix of the index), as the benchmarks' inputs:
+// the tensor cores draw more power on them than on fill's short mantissas.
+template <class T>
+__global__ void fill_random(T* a, long long n, unsigned long long salt) {
+  const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (x >= n) return;
+  unsigned long long z = (unsigned long long)x * 0x9e3779b97f4a7c15ull + salt;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  a[x] = T(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
 }
 
 // D(16 x 8) += A(16 x 4) B(4 x 8) in FP64 on sm_90 tensor cores (the tsm

@@ -70,17 +70,6 @@ std::vector<double> tsmm_reference(const Shape& s, const double* A, const double
   return b;
 }
 
-// Values in [-1, 1) with all 52 mantissa bits drawn (a 64-bit mix of the index).
-__global__ void fill_random(double* a, long long n, unsigned long long salt) {
-  const long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (x >= n) return;
-  unsigned long long z = (unsigned long long)x * 0x9e3779b97f4a7c15ull + salt;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  a[x] = double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
