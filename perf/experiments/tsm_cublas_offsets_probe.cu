@@ -30,18 +30,14 @@ struct Case {
 
 int main(int argc, char** argv) {
   std::vector<Case> cases;
-  for (int a = 1; a + 1 < argc; a += 2) {
+  for (int a = 1; a < argc; a += 2) {
     Case c{std::string(argv[a]) == "z", 0, 0};
-    if ((!c.complex && std::string(argv[a]) != "d") || std::sscanf(argv[a + 1], "%dx%d", &c.M, &c.N) != 2 ||
-        c.M < 1 || c.M > 64 || c.N < 1 || c.N > 64) {
+    if ((!c.complex && std::string(argv[a]) != "d") || a + 1 == argc ||
+        std::sscanf(argv[a + 1], "%dx%d", &c.M, &c.N) != 2 || c.M < 1 || c.M > 64 || c.N < 1 || c.N > 64) {
       std::fprintf(stderr, "usage: tsm_cublas_offsets_probe [z|d MxN]... (M, N in 1..64)\n");
       return 2;
     }
     cases.push_back(c);
-  }
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: tsm_cublas_offsets_probe [z|d MxN]... (M, N in 1..64)\n");
-    return 2;
   }
   if (cases.empty()) cases = {{true, 1, 64}, {true, 3, 17}, {false, 1, 64}};
   cublasHandle_t h;
