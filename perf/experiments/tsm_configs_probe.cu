@@ -12,7 +12,8 @@
 //   build/cuda/perf/experiments/tsm_configs_probe [--offset BYTES] SHAPE...
 // SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
 // `compare tsm --sweep`: 2^29 · 2 / (M + N) rows for double, 2^28 · 2 / (M + N) for complex; beta = 0, alpha = 1.
-// Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides" and "Thin sides".
+// Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides", "Thin sides" and "TSMM in one
+// pass" (with TESSERA_TSM_GRID_WAVES and TESSERA_TSM_SINGLE_PASS set).
 #include "probe_common.cuh"
 #include "tessera/tsm/tsm_native_cuda.hpp"
 #include "tessera/tsm/tsm_table.hpp"

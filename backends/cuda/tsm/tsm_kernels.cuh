@@ -191,6 +191,33 @@ inline int sm_count() {
   return n;
 }
 
+// The grid of a persistent launch that wants `want` blocks: at most the
+// blocks the SMs hold at once (per_sm each), whose loops step through the
+// rest. TESSERA_TSM_GRID_WAVES = w (benchmarks) allows w times as many, 0
+// every block `want`.
+inline Index launch_grid(Index want, int per_sm) {
+  static const int waves = [] {
+    const char* e = std::getenv("TESSERA_TSM_GRID_WAVES");
+    return e && *e ? int(std::strtol(e, nullptr, 10)) : 1;
+  }();
+  const Index resident = Index(std::max(per_sm, 1)) * sm_count();
+  return std::clamp<Index>(waves <= 0 ? want : std::min<Index>(want, resident * waves), 1, 0x7fffffff);
+}
+
+// The grid of the TSMM kernels whose blocks set up little (alpha C of at
+// most 64 elements, or in registers): every block `want`, each one pass over
+// its rows. On an H200 these ran 1.11-1.44x their persistent launch (complex
+// 1 x 1, 2 x 2, 3 x 17, 1 x 16, 1 x 64; double M = N <= 4 and 3 x 17; why is
+// open: docs/perf/tsm.md, "TSMM in one pass"). TESSERA_TSM_SINGLE_PASS = 0
+// (benchmarks) launches them persistent.
+inline Index single_pass_grid(Index want, int per_sm) {
+  static const bool on = [] {
+    const char* e = std::getenv("TESSERA_TSM_SINGLE_PASS");
+    return !(e && *e == '0');
+  }();
+  return on ? std::clamp<Index>(want, 1, 0x7fffffff) : launch_grid(want, per_sm);  // (loops cover any rest)
+}
+
 template <class Kernel>
 void allow_smem(Kernel k, std::size_t bytes) {
   if (bytes > 48 * 1024)
@@ -225,7 +252,7 @@ void launch_tsmttsm(cudaStream_t stream, int M, int N, Index K, T alpha, const T
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   // Enough blocks to fill the GPU, fewer when K is small (each thread gets at least 4 rows).
   const Index want = (K + Index(s.groups) * 4 - 1) / (Index(s.groups) * 4);
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = launch_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   check(cudaGetLastError(), "tsmttsm launch");
 }
@@ -286,7 +313,7 @@ void launch_tsmm(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   const Index rows_per_block = Index(groups) * UNROLL;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = M * N <= 64 ? single_pass_grid(want, per_sm) : launch_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, tpr, groups, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb);
   check(cudaGetLastError(), "tsmm launch");
 }

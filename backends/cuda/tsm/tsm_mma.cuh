@@ -277,7 +277,7 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
   // Enough blocks to fill the GPU, fewer when K is small (each slice gets at least 4 iterations).
   const Index rows_per_block = Index(s.slices) * kMmaRows * 4;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = launch_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   check(cudaGetLastError(), "tsmttsm (tensor cores) launch");
 }
@@ -638,7 +638,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
     const Index chunks = (K + s.rows - 1) / s.rows;
     const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
-    const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+    const Index grid = launch_grid(want, per_sm);
     kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   };
   if constexpr (kOddKernel) {

@@ -92,7 +92,7 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   const Index rows_per_block = Index(threads / 32) * 8 * 2;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = launch_grid(want, per_sm);
   const bool vec2 = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 2 == 0;
   kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, ldsc, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec2);
   check(cudaGetLastError(), "tsmm (tensor cores) launch");
@@ -472,7 +472,7 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, AlphaC alp
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
     const Index rows_per_block = Index(warps) * 16;
     const Index want = (K + rows_per_block - 1) / rows_per_block;
-    const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+    const Index grid = launch_grid(want, per_sm);
     kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
                                                        vec_b);
   };
@@ -635,7 +635,7 @@ void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const doub
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   // At least two chunks a warp, so that the leap-frog has a next chunk.
   const Index want = (K / 64 + 2 * (threads / 32) - 1) / (2 * (threads / 32));
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = single_pass_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(K, A, C, ldcr, ldcc, alpha, beta, B);
   check(cudaGetLastError(), "tsmm (small shape) launch");
 }

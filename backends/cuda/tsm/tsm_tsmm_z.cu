@@ -295,7 +295,7 @@ void launch_z(Kernel kernel, std::size_t smem, const char* what, cudaStream_t st
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   const Index items = (s.K + 15) / 16 * s.G;
   const Index want = (items + threads / 32 - 1) / (threads / 32);
-  const Index grid = std::max<Index>(1, std::min<Index>(want, Index(std::max(per_sm, 1)) * sm_count()));
+  const Index grid = launch_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, C, ldcr, ldcc, alpha, beta, B);
   check(cudaGetLastError(), what);
 }

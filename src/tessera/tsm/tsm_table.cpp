@@ -36,9 +36,8 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // cp.async stages once the accumulators leave few registers for loads.
   // TSMM: the register kernel (in double its compile-time form,
   // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
-  // complex the register kernel to 3 (at M = N = 3 the real product of 6 x 6), then m16n8k4 with four real
-  // products,
-  // two column tiles a warp below 20 and four (two units of A a step) from
+  // complex the register kernel where M <= 3 and M N <= 64 (at M = N = 3 the real product of 6 x 6), else
+  // m16n8k4 with four real products, two column tiles a warp below 20 and four (two units of A a step) from
   // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
@@ -85,6 +84,12 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     if (c.mma == 2 && N > 32) c.tiles = (N + 7) / 8;
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
+  } else if (complex && M <= 3 && M * N <= 64 && !(M == 3 && N == 3)) {
+    // Few columns of A and alpha C of at most 64 elements: the register kernel in one pass of blocks over K
+    // (single_pass_grid; an H200, 2026-11-30: 1.06-1.76x the tensor-core kernels at 1 x 4..64, 2 x 4..32,
+    // 3 x 8..21, 1.34x the register kernel's persistent launch at 1 x 1); outputs a thread within 3% of the
+    // best at each measured shape.
+    c.outputs = N <= 4 ? 1 : M == 1 ? 2 : N >= 16 ? 4 : 1;
   } else if (complex && M == 3 && N == 3) {
     // The real product of 6 x 6: 1.33x the complex register kernel on an H200 (0.81x at 3 x 17, 0.87x at 2).
     c.mma = 2;
@@ -103,7 +108,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     const int nt = (N + 7) / 8, g = tsmm_z_items_a_row_block(N, c.tiles);
     if (tsmm_z_stages_fit(M, 3) && M >= 4 && (g == 1 || (nt % g == 0 && M <= 24))) c.stages = 3;
   } else {
-    c.outputs = complex && d == 1 ? 4 : 1;
+    c.outputs = 1;  // double's compile-time shapes
   }
   return c;
 }

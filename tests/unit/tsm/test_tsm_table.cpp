@@ -228,7 +228,8 @@ TEST(TsmTable, RealOfComplexEntries) {
 
 // The shipped TSMM choices in double: the compile-time kernel (behind
 // "outputs 1") exactly for the shapes it was built for, the tensor cores
-// elsewhere; complex on the tensor cores from max(M, N) = 4, A staged to M = 32.
+// elsewhere; complex on the register kernel where M <= 3 and M N <= 64 (but
+// 3 x 3), else on the tensor cores, A staged to M = 32.
 TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
@@ -240,7 +241,10 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
       const NativeConfig z = default_config(false, true, m, n);
       const bool real = m == 3 && n == 3;  // the real product of 6 x 6
       EXPECT_EQ(z.real, real ? 1 : 0) << m << "x" << n;
-      EXPECT_EQ(z.mma == 2, std::max(m, n) >= 4 || real) << m << "x" << n;
+      // the register kernel where A has at most 3 columns and alpha C at most 64 elements (but 3 x 3)
+      const bool register_z = m <= 3 && m * n <= 64 && !real;
+      EXPECT_EQ(z.mma == 0, register_z) << m << "x" << n;
+      EXPECT_EQ(z.mma == 2, !register_z) << m << "x" << n;
       EXPECT_EQ(z.mma == 0, z.outputs > 0) << m << "x" << n;
       // A staged from M = 4 where the stages fit and one item owns a row block's tiles, or (M <= 24) items
       // take equal shares of them (3 x 17: 2 + 1 tiles, not staged)
