@@ -196,9 +196,11 @@ inline int sm_count() {
 // rest. TESSERA_TSM_GRID_WAVES = w (benchmarks) allows w times as many, 0
 // every block `want`.
 inline Index launch_grid(Index want, int per_sm) {
-  static const int waves = [] {
+  static const long waves = [] {
     const char* e = std::getenv("TESSERA_TSM_GRID_WAVES");
-    return e && *e ? int(std::strtol(e, nullptr, 10)) : 1;
+    char* end = nullptr;
+    const long w = e && *e ? std::strtol(e, &end, 10) : 1;
+    return e && *e && (*end != '\0' || w < 0 || w > 1024) ? 1L : w;  // (a malformed value: the default)
   }();
   const Index resident = Index(std::max(per_sm, 1)) * sm_count();
   return std::clamp<Index>(waves <= 0 ? want : std::min<Index>(want, resident * waves), 1, 0x7fffffff);
