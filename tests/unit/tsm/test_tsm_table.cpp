@@ -248,7 +248,7 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
       EXPECT_EQ(z.mma == 0, z.outputs > 0) << m << "x" << n;
       // A staged from M = 4 where the stages fit and one item owns a row block's tiles, or (M <= 24) items
       // take equal shares of them (3 x 17: 2 + 1 tiles, not staged)
-      const int nt = (n + 7) / 8, g = nt <= 2 ? 1 : (nt + z.tiles - 1) / z.tiles;
+      const int nt = (n + 7) / 8, g = nt <= 2 || z.tiles == 0 ? 1 : (nt + z.tiles - 1) / z.tiles;
       EXPECT_EQ(z.stages == 3, z.mma == 2 && m >= 4 && m <= 32 && (g == 1 || (nt % g == 0 && m <= 24)))
           << m << "x" << n;
       EXPECT_TRUE(z.stages == 0 || z.stages == 3) << m << "x" << n;
