@@ -203,7 +203,7 @@ inline Index launch_grid(Index want, int per_sm) {
     return e && *e && (*end != '\0' || w < 0 || w > 1024) ? 1L : w;  // (a malformed value: the default)
   }();
   const Index resident = Index(std::max(per_sm, 1)) * sm_count();
-  return std::clamp<Index>(waves <= 0 ? want : std::min<Index>(want, resident * waves), 1, 0x7fffffff);
+  return std::clamp<Index>(waves == 0 ? want : std::min<Index>(want, resident * waves), 1, 0x7fffffff);
 }
 
 // The grid of the TSMM kernels whose blocks set up little (alpha C of at
@@ -315,7 +315,7 @@ void launch_tsmm(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
   const Index rows_per_block = Index(groups) * UNROLL;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
-  const Index grid = M * N <= 64 ? single_pass_grid(want, per_sm) : launch_grid(want, per_sm);
+  const Index grid = tsm::tsmm_single_pass(M, N) ? single_pass_grid(want, per_sm) : launch_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, tpr, groups, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb);
   check(cudaGetLastError(), "tsmm launch");
 }

@@ -84,16 +84,16 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     if (c.mma == 2 && N > 32) c.tiles = (N + 7) / 8;
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
-  } else if (complex && M <= 3 && M * N <= 64 && !(M == 3 && N == 3)) {
-    // Few columns of A and alpha C of at most 64 elements: the register kernel in one pass of blocks over K
-    // (single_pass_grid; an H200, 2026-11-30: 1.06-1.76x the tensor-core kernels at 1 x 4..64, 2 x 4..32,
-    // 3 x 8..21, 1.34x the register kernel's persistent launch at 1 x 1); outputs a thread within 3% of the
-    // best at each measured shape.
-    c.outputs = N <= 4 ? 1 : M == 1 ? 2 : N >= 16 ? 4 : 1;
   } else if (complex && M == 3 && N == 3) {
     // The real product of 6 x 6: 1.33x the complex register kernel on an H200 (0.81x at 3 x 17, 0.87x at 2).
     c.mma = 2;
     c.real = 1;
+  } else if (complex && M <= 3 && tsmm_single_pass(M, N)) {
+    // Few columns of A and alpha C of at most 64 elements: the register kernel in one pass of blocks over K
+    // (tsmm_single_pass; an H200, 2026-11-30: 1.06-1.76x the tensor-core kernels at 1 x 4..64, 2 x 4..32,
+    // 3 x 8..21, 1.34x the register kernel's persistent launch at 1 x 1); outputs a thread within 3% of the
+    // best at each measured shape.
+    c.outputs = N <= 4 ? 1 : M == 1 ? 2 : N >= 16 ? 4 : 1;
   } else if (complex && d >= 4) {
     c.mma = 2;
     c.tiles = d < 20 ? 2 : 4;

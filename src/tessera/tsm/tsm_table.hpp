@@ -78,6 +78,11 @@ struct Table {
 // M = N up to 4 and the 3 x 17 of the paper's M != N set.
 inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 4) || (M == 3 && N == 17); }
 
+// The register TSMM kernel launches every block its rows need, one pass each,
+// where alpha C (built in each block's shared memory) has at most 64
+// elements; else as many blocks as are resident, looping over K.
+inline bool tsmm_single_pass(int M, int N) { return M * N <= 64; }
+
 // Complex TSMM with mma 2: the 8-column tiles a warp owns (one or two tiles
 // of B in all, N <= 16, always take the 2-tile kernel, whose registers leave
 // room for two blocks an SM) and the items a row block of 16 rows splits
