@@ -8,12 +8,15 @@
 // the order). Each configuration is timed twice more: with inputs of full random mantissas in [-1, 1) (as
 // `compare`'s), and with those and the tall operands 128 bytes past an allocation's start (as a Kokkos View's
 // data; --offset BYTES, a multiple of 16 up to 4096, moves them elsewhere).
+// --default runs the shape's default configuration only; --tickets 0,1,4 runs each configuration with each value of
+// TESSERA_TSM_TICKETS (the warps' work order, tsm_kernels.cuh); --k K sets the rows. TSM_PROBE_PREFER_SHARED=1 sets
+// cudaFuncCachePreferShared device-wide first, as Kokkos::initialize does.
 // Built with the cuda flavour and -DTESSERA_BUILD_EXPERIMENTS=ON:
-//   build/cuda/perf/experiments/tsm_configs_probe [--offset BYTES] SHAPE...
+//   build/cuda/perf/experiments/tsm_configs_probe [--offset BYTES] [--default] [--tickets LIST] [--k K] SHAPE...
 // SHAPE: kernel (t TSMTTSM "T", c TSMTTSM "C", m TSMM), type (d, z), MxN: tz3x17 cz1x64 td3x17 mz24x48. K as in
 // `compare tsm --sweep`: 2^29 · 2 / (M + N) rows for double, 2^28 · 2 / (M + N) for complex; beta = 0, alpha = 1.
 // Findings: docs/perf/tsm.md, "Complex products as real ones of twice the sides", "Thin sides" and "TSMM in one
-// pass" (with TESSERA_TSM_GRID_WAVES and TESSERA_TSM_SINGLE_PASS set).
+// pass" (with TESSERA_TSM_GRID_WAVES and TESSERA_TSM_SINGLE_PASS set), "Work in row order".
 #include "probe_common.cuh"
 #include "tessera/tsm/tsm_native_cuda.hpp"
 #include "tessera/tsm/tsm_table.hpp"
@@ -63,7 +66,30 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<const char*> names;
   int offset_bytes = 128;
+  bool default_only = false;
+  long k_rows = 0;
+  std::vector<std::string> tickets{""};  // "": the environment's TESSERA_TSM_TICKETS
   for (int a = 1; a < argc; ++a) {
+    if (std::string(argv[a]) == "--k") {  // rows (else as in `compare tsm --sweep`)
+      if (a + 1 == argc || std::sscanf(argv[a + 1], "%ld", &k_rows) != 1 || k_rows < 1 || k_rows > (1L << 30))
+        return std::fprintf(stderr, "tsm_configs_probe: --k takes 1..2^30 rows\n"), 2;
+      ++a;
+      continue;
+    }
+    if (std::string(argv[a]) == "--default") {
+      default_only = true;
+      continue;
+    }
+    if (std::string(argv[a]) == "--tickets") {  // TESSERA_TSM_TICKETS values, each config run with each
+      if (a + 1 == argc) return std::fprintf(stderr, "tsm_configs_probe: --tickets takes a list\n"), 2;
+      tickets.clear();
+      for (std::string v, l = argv[++a]; !l.empty();) {
+        const auto c = l.find(',');
+        v = l.substr(0, c), l = c == std::string::npos ? "" : l.substr(c + 1);
+        tickets.push_back(v);
+      }
+      continue;
+    }
     if (std::string(argv[a]) == "--offset") {
       if (a + 1 == argc || std::sscanf(argv[a + 1], "%d", &offset_bytes) != 1 || offset_bytes < 0 ||
           offset_bytes > 4096 || offset_bytes % 16) {
@@ -90,12 +116,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tsm_configs_probe: no shape given\n");
     return 2;
   }
+  // As Kokkos::initialize does on Cuda (Kokkos_Cuda_Instance.cpp): every kernel then prefers the largest
+  // shared-memory carveout unless its own attribute says otherwise.
+  if (const char* e = std::getenv("TSM_PROBE_PREFER_SHARED"); e && *e == '1')
+    CK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
   std::printf("shape,configuration,median_ms,gbs,c_at_k100003,default,random_ms,random_gbs,offset_ms,offset_gbs,"
               "offset_bytes\n");
   for (std::size_t a = 0; a < shapes.size(); ++a) {
     const Shape& s = shapes[a];
     const int e = s.complex ? 2 : 1;
-    const long K = 2 * (s.complex ? 1L << 28 : 1L << 29) / (s.M + s.N), kr = std::min(K, 100003L);
+    const long K = k_rows ? k_rows : 2 * (s.complex ? 1L << 28 : 1L << 29) / (s.M + s.N), kr = std::min(K, 100003L);
     double *A, *B, *C, *A0, *B0;  // A0, B0: the allocations; A, B at their start or offset_bytes on
     CK(cudaMalloc(&A0, 8ul * e * K * s.M + offset_bytes));
     CK(cudaMalloc(&B0, 8ul * e * K * s.N + offset_bytes));
@@ -123,9 +153,17 @@ int main(int argc, char** argv) {
     };
     const auto def = tsm::default_config(!s.tsmm, s.complex, s.M, s.N);
     std::vector<tsm::NativeConfig> configs;
+    std::vector<std::string> labels;
     for (const auto& c : tsm::compiled_configs(!s.tsmm, s.complex))
-      if (tsm::config_usable(!s.tsmm, s.complex, s.M, s.N, c)) configs.push_back(c);
+      if (tsm::config_usable(!s.tsmm, s.complex, s.M, s.N, c) &&
+          (!default_only || tsm::config_name(!s.tsmm, c) == tsm::config_name(!s.tsmm, def)))
+        for (const auto& t : tickets) {
+          configs.push_back(c);
+          labels.push_back(t);
+        }
+    std::size_t now = 0;  // the run whose configuration `use` sets
     auto use = [&](const tsm::NativeConfig& c) {
+      if (!labels[now].empty()) setenv("TESSERA_TSM_TICKETS", labels[now].c_str(), 1);
       tsm::TableEntry en;
       en.tsmttsm = !s.tsmm;
       en.complex = s.complex;
@@ -136,7 +174,8 @@ int main(int argc, char** argv) {
     };
     std::vector<const char*> checks;
     std::vector<double> exact_ms, random_ms, offset_ms;
-    for (const auto& c : configs) {
+    for (now = 0; now < configs.size(); ++now) {
+      const auto& c = configs[now];
       use(c);
       run(kr);
       std::vector<double> got(ref.size());
@@ -150,15 +189,16 @@ int main(int argc, char** argv) {
       fill_random<<<blocks(e * K * s.N), 256>>>(B, e * K * s.N, 12);
       fill_random<<<blocks(e * s.M * s.N), 256>>>(C, e * s.M * s.N, 13);
       CK(cudaDeviceSynchronize());
-      for (const auto& c : configs) {
-        use(c);
+      for (now = 0; now < configs.size(); ++now) {
+        use(configs[now]);
         (pass ? offset_ms : random_ms).push_back(median_ms([&] { run(K); }, 7));
       }
     }
     const double bytes = 8.0 * e * K * (s.M + s.N);
     for (std::size_t i = 0; i < configs.size(); ++i) {
-      const std::string name = tsm::config_name(!s.tsmm, configs[i]);
-      const bool is_default = name == tsm::config_name(!s.tsmm, def);
+      const std::string cname = tsm::config_name(!s.tsmm, configs[i]);
+      const bool is_default = cname == tsm::config_name(!s.tsmm, def);
+      const std::string name = cname + (labels[i].empty() ? "" : " tickets " + labels[i]);
       std::printf("%s,%s,%.4f,%.0f,%s,%s,%.4f,%.0f,%.4f,%.0f,%d\n", names[a], name.c_str(), exact_ms[i],
                   bytes / exact_ms[i] / 1e6, checks[i], is_default ? "yes" : "", random_ms[i],
                   bytes / random_ms[i] / 1e6, offset_ms[i], bytes / offset_ms[i] / 1e6, offset_bytes);

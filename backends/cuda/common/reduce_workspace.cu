@@ -31,6 +31,17 @@ ReduceWorkspace& reduce_workspace(cudaStream_t stream, unsigned blocks) {
   return ws;
 }
 
+unsigned long long* stream_counter(cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, cudaStream_t>, unsigned long long*> cache;
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  std::lock_guard<std::mutex> lock(mutex);
+  unsigned long long*& c = cache[{device, stream}];
+  if (!c) check(cudaMalloc(reinterpret_cast<void**>(&c), sizeof(unsigned long long)), "cudaMalloc");
+  return c;
+}
+
 double read_result(cudaStream_t stream, ReduceWorkspace& ws) {
   check(cudaMemcpyAsync(ws.host_result, ws.result, sizeof(double), cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync");

@@ -20,6 +20,11 @@ struct ReduceWorkspace {
 // The workspace of the current device and this stream, with room for `blocks` partials.
 ReduceWorkspace& reduce_workspace(cudaStream_t stream, unsigned blocks);
 
+// A 64-bit counter of the current device and this stream (the order in
+// which a persistent kernel's warps take their work): zero it on the stream
+// before each launch that uses it.
+unsigned long long* stream_counter(cudaStream_t stream);
+
 // Copies the result to the host and waits for the stream.
 double read_result(cudaStream_t stream, ReduceWorkspace& ws);
 

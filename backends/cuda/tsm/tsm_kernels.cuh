@@ -14,6 +14,7 @@
 // TSMM (§4): alpha C in shared memory (§4.2), tpr threads per row each
 // computing NPT interleaved outputs, UNROLL rows per iteration reusing each
 // shared load of C.
+#include "common/reduce_workspace.cuh"
 #include "tessera/tsm/tsm_native_cuda.hpp"
 #include "tessera/tsm/tsm_table.hpp"
 
@@ -220,10 +221,102 @@ inline Index single_pass_grid(Index want, int per_sm) {
   return on ? std::clamp<Index>(want, 1, 0x7fffffff) : launch_grid(want, per_sm);  // (loops cover any rest)
 }
 
+// Work order of a persistent launch's warps over items (a kernel's units of
+// work, in row order). Static: warp w of W takes items w, w + W, w + 2 W...
+// Tickets: chunks of `per` consecutive items; a warp's first chunk is its own
+// (w), the others come in order from a counter (W + its count), so that the
+// resident warps work on neighbouring rows, as a one-pass grid's do. The next
+// ticket is taken a chunk ahead: the atomic's latency hides behind a chunk.
+struct RowTickets {
+  unsigned long long* counter = nullptr;  // zero at the launch
+  int per = 0;
+};
+
+class WarpItems {
+ public:
+  __device__ WarpItems(RowTickets t, Index warp, Index warps) : t_(t), warps_(warps), left_(t.per) {
+    item_ = t_.counter ? warp * t_.per : warp;
+    if (t_.counter && threadIdx.x % 32 == 0) pending_ = atomicAdd(t_.counter, 1ull);
+  }
+  __device__ Index item() const { return item_; }
+  __device__ bool tickets() const { return t_.counter != nullptr; }
+  // The next item (warp-uniform; the whole warp calls it). True where it is
+  // the static stride or the next one of a chunk, false at a new chunk.
+  __device__ bool advance() {
+    if (!t_.counter) return item_ += warps_, true;
+    if (--left_ > 0) return ++item_, true;
+    const unsigned long long c = __shfl_sync(0xffffffffu, pending_, 0);
+    if (threadIdx.x % 32 == 0) pending_ = atomicAdd(t_.counter, 1ull);
+    left_ = t_.per;
+    item_ = (warps_ + Index(c)) * t_.per;
+    return false;
+  }
+
+ private:
+  RowTickets t_;
+  Index warps_, item_;
+  int left_;
+  unsigned long long pending_ = 0;
+};
+
+// The tickets of a tensor-core TSMM launch of `grid` blocks whose rows want
+// `want`: chunks of `per` items (tsm::tsmm_ticket_items) where a warp gets at
+// least kTicketChunks of them, else the static order. Below that the counter
+// cost more than the order gained on an H200 (double 16 x 16 at 2 chunks a
+// warp 0.92x, complex 16 x 16 0.96x; at 8 chunks 1.03x, double 64 x 64 1.07x).
+// TESSERA_TSM_TICKETS (benchmarks, read at every launch so that a probe can
+// switch it): 0 the static order, n chunks of n items wherever the grid loops.
+constexpr Index kTicketChunks = 4;
+inline RowTickets row_tickets(cudaStream_t stream, int per, Index want, Index grid) {
+  Index chunks = kTicketChunks;
+  if (const char* e = std::getenv("TESSERA_TSM_TICKETS"); e && *e) {
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (*end == '\0' && v >= 0 && v <= 4096) per = int(v), chunks = 0;  // (a malformed value: the default)
+  }
+  // (a warp's items: about want / grid of them)
+  if (per == 0 || want <= grid || want < chunks * per * grid) return {};
+  unsigned long long* counter = stream_counter(stream);
+  check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), stream), "cudaMemsetAsync (tickets)");
+  return {counter, per};
+}
+
 template <class Kernel>
 void allow_smem(Kernel k, std::size_t bytes) {
   if (bytes > 48 * 1024)
     check(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), "cudaFuncSetAttribute");
+}
+
+// The blocks of `threads` with `smem` bytes of dynamic shared memory that an
+// SM holds, with the kernel's shared-memory carveout cut to what they need.
+// Kokkos sets cudaFuncCachePreferShared device-wide (Kokkos_Cuda_Instance.cpp),
+// which gives every kernel the largest carveout and leaves L1, which also
+// holds the lines of loads in flight, 28 KiB of an SM's 256; the same TSMM
+// kernel ran 9% longer in a Kokkos process than without (an H200, Nsight
+// Compute, same grid and DRAM bytes). The occupancy is taken with no
+// preference, then the carveout set to fit that many blocks.
+// TESSERA_TSM_FIT_CARVEOUT = 0 (benchmarks) leaves the carveout alone.
+template <class Kernel>
+int resident_blocks(Kernel k, int threads, std::size_t smem) {
+  static const bool fit = [] {
+    const char* e = std::getenv("TESSERA_TSM_FIT_CARVEOUT");
+    return !(e && *e == '0');
+  }();
+  allow_smem(k, smem);
+  if (fit) check(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, -1), "carveout");
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem), "occupancy");
+  if (!fit) return per_sm;
+  cudaFuncAttributes a{};
+  check(cudaFuncGetAttributes(&a, k), "cudaFuncGetAttributes");
+  int dev = 0, sm_smem = 0, reserved = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev), "attribute");
+  check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev), "attribute");
+  const std::size_t need = std::size_t(std::max(per_sm, 1)) * (smem + a.sharedSizeBytes + std::size_t(reserved));
+  const int percent = int(std::min<std::size_t>(100, (need * 100 + sm_smem - 1) / std::max(sm_smem, 1)));
+  check(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
+  return per_sm;
 }
 
 template <class T>
@@ -249,9 +342,7 @@ void launch_tsmttsm(cudaStream_t stream, int M, int N, Index K, T alpha, const T
   const int threads = std::min(kBlock, (s.groups * s.tiles + 31) / 32 * 32);
   const std::size_t smem = s.groups > 1 ? std::size_t(M) * N * sizeof(T) : 0;
   auto kernel = tsmttsm_kernel<T, Conj, TM, TN>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   // Enough blocks to fill the GPU, fewer when K is small (each thread gets at least 4 rows).
   const Index want = (K + Index(s.groups) * 4 - 1) / (Index(s.groups) * 4);
   const Index grid = launch_grid(want, per_sm);
@@ -310,9 +401,7 @@ void launch_tsmm(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A
   const int threads = std::min(kBlock, (groups * tpr + 31) / 32 * 32);
   const std::size_t smem = std::size_t(M) * N * sizeof(T);
   auto kernel = tsmm_kernel<T, NPT, UNROLL>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   const Index rows_per_block = Index(groups) * UNROLL;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
   const Index grid = tsm::tsmm_single_pass(M, N) ? single_pass_grid(want, per_sm) : launch_grid(want, per_sm);

@@ -271,9 +271,7 @@ void launch_tsmttsm_mma(cudaStream_t stream, int M, int N, Index K, T alpha, con
   const int threads = s.slices * wpg * 32;
   const std::size_t smem = s.slices > 1 ? std::size_t(s.slices) * M * N * sizeof(T) : 0;
   auto kernel = tsmttsm_mma_kernel<T, Conj, WT>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   // Enough blocks to fill the GPU, fewer when K is small (each slice gets at least 4 iterations).
   const Index rows_per_block = Index(s.slices) * kMmaRows * 4;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
@@ -633,9 +631,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
     const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
     const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
-    allow_smem(kernel, smem);
-    int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+    const int per_sm = resident_blocks(kernel, threads, smem);
     const Index chunks = (K + s.rows - 1) / s.rows;
     const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
     const Index grid = launch_grid(want, per_sm);

@@ -87,9 +87,7 @@ inline void launch_tsmm_mma(cudaStream_t stream, int M, int N, Index K, double a
   const std::size_t smem = std::size_t((M + 3) / 4 * 4) * ldsc * sizeof(double);
   const int threads = 256;
   auto kernel = tsmm_mma_kernel<kMmaMaxSteps>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   const Index rows_per_block = Index(threads / 32) * 8 * 2;
   const Index want = (K + rows_per_block - 1) / rows_per_block;
   const Index grid = launch_grid(want, per_sm);
@@ -239,7 +237,8 @@ struct AlphaC {
 template <int MaxU, int MaxNT, bool Exact, bool StageOut, int StagesA = 0>
 __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const double* __restrict__ A, Index lda,
                                                 const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha,
-                                                double beta, double* B, Index ldb, bool vec_a, bool vec_b) {
+                                                double beta, double* B, Index ldb, bool vec_a, bool vec_b,
+                                                RowTickets tk) {
   extern __shared__ double smem_raw[];
   double* cf = smem_raw;
   if constexpr (Exact) M = 8 * MaxU, N = 8 * MaxNT;
@@ -252,7 +251,8 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
   __syncthreads();
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const Index warps = Index(gridDim.x) * (blockDim.x / 32);
-  Index r0 = (Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 16;
+  WarpItems items(tk, Index(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32, warps);  // items: 16 rows
+  Index r0 = items.item() * 16;
   if (r0 >= K) return;
   const double2* cf2 = reinterpret_cast<const double2*>(cf);
   const bool whole_b = vec_b && N % 8 == 0 && beta == 0.0;
@@ -327,7 +327,6 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     double* ws = smem_raw + U * NT * 64 + (threadIdx.x / 32) * StagesA * ss;
     const int w = vec_a && M % 2 == 0 ? 2 : 1, P = M / w;  // pieces a row
     const int drow = 32 / P, dcol = 32 % P, row_l = lane / P, col_l = lane % P;
-    const Index step = warps * 16;
     auto issue = [&](Index rb, double* st) {
       if constexpr (MaxU == 8)  // (P > 32 needs M > 32)
         if (P > 32) return copy_wide_rows_async(st, S, swz, A, lda, rb, K, P);
@@ -341,11 +340,15 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
         }
       cp_async_commit();  // (an empty group past K keeps the wait counts uniform)
     };
+    Index ahead[StagesA];  // the rows of the stages in flight, ahead[0] = r0
+    ahead[0] = r0;
 #pragma unroll
-    for (int s = 0; s < StagesA - 1; ++s) issue(r0 + s * step, ws + s * ss);
+    for (int s = 1; s < StagesA; ++s) items.advance(), ahead[s] = items.item() * 16;
+#pragma unroll
+    for (int s = 0; s < StagesA - 1; ++s) issue(ahead[s], ws + s * ss);
     const int m_last = 8 * (U - 1) + 2 * t, x8 = (g & 1) * swz;
     for (int it = 0;; ++it) {
-      issue(r0 + (StagesA - 1) * step, ws + ((it + StagesA - 1) % StagesA) * ss);
+      issue(ahead[StagesA - 1], ws + ((it + StagesA - 1) % StagesA) * ss);
       cp_async_wait<StagesA - 1>();
       __syncwarp();
       double* st = ws + (it % StagesA) * ss;
@@ -363,7 +366,10 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
       __syncwarp();  // every lane's fragments read: the stage may take B
       store(d, r0, st);
       __syncwarp();  // and the stage is copied into again
-      r0 += step;
+#pragma unroll
+      for (int s = 0; s + 1 < StagesA; ++s) ahead[s] = ahead[s + 1];
+      items.advance(), ahead[StagesA - 1] = items.item() * 16;
+      r0 = ahead[0];
       if (r0 >= K) break;
     }
     cp_async_wait<0>();
@@ -400,7 +406,8 @@ __device__ __forceinline__ void tsmm_mma16_body(int M, int N, Index K, const dou
     load(r0, a);
     double* wb = smem_raw + U * NT * 64 + (threadIdx.x / 32) * 16 * N;
     while (true) {
-      const Index rn = r0 + warps * 16;
+      items.advance();
+      const Index rn = items.item() * 16;
       const bool more = rn < K;
       double2 an[2][MaxU];
       if (more) load(rn, an);
@@ -421,23 +428,23 @@ template <int MaxU, int MaxNT, bool Exact = false>
 __global__ void __launch_bounds__(256)
     tsmm_mma16_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda, const double* __restrict__ C,
                       Index ldcr, Index ldcc, AlphaC alpha, double beta, double* B, Index ldb, bool vec_a,
-                      bool vec_b) {
-  tsmm_mma16_body<MaxU, MaxNT, Exact, false>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
+                      bool vec_b, RowTickets tk) {
+  tsmm_mma16_body<MaxU, MaxNT, Exact, false>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b, tk);
 }
 template <int MaxU, int MaxNT>
 __global__ void __launch_bounds__(256, tsmm_mma16_staged_min_blocks(MaxU, MaxNT))
     tsmm_mma16_staged_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
                              const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha, double beta,
-                             double* B, Index ldb, bool vec_a, bool vec_b) {
-  tsmm_mma16_body<MaxU, MaxNT, false, true>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b);
+                             double* B, Index ldb, bool vec_a, bool vec_b, RowTickets tk) {
+  tsmm_mma16_body<MaxU, MaxNT, false, true>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a, vec_b, tk);
 }
 template <int MaxU, int MaxNT, bool StageOut, int StagesA, int Threads>
 __global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
     tsmm_mma16_stage_a_kernel(int M, int N, Index K, const double* __restrict__ A, Index lda,
                               const double* __restrict__ C, Index ldcr, Index ldcc, AlphaC alpha, double beta,
-                              double* B, Index ldb, bool vec_a, bool vec_b) {
+                              double* B, Index ldb, bool vec_a, bool vec_b, RowTickets tk) {
   tsmm_mma16_body<MaxU, MaxNT, false, StageOut, StagesA>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb,
-                                                         vec_a, vec_b);
+                                                         vec_a, vec_b, tk);
 }
 
 // A through shared memory in the m16n8k4 kernel (StagesA): at M not a
@@ -467,14 +474,13 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, AlphaC alp
   const int per_warp = stage_a ? kTsmmStagesA * tsmm_stage_a_doubles(U, N, stage) : stage ? 16 * N : 0;
   const std::size_t smem = (std::size_t(U) * ((N + 7) / 8) * 64 + std::size_t(warps) * per_warp) * sizeof(double);
   auto go = [&](auto kernel) {
-    allow_smem(kernel, smem);
-    int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+    const int per_sm = resident_blocks(kernel, threads, smem);
     const Index rows_per_block = Index(warps) * 16;
     const Index want = (K + rows_per_block - 1) / rows_per_block;
     const Index grid = launch_grid(want, per_sm);
+    const RowTickets tk = row_tickets(stream, tsm::tsmm_ticket_items(false, M, N), want, grid);
     kernel<<<unsigned(grid), threads, smem, stream>>>(M, N, K, A, lda, C, ldcr, ldcc, alpha, beta, B, ldb, vec_a,
-                                                       vec_b);
+                                                       vec_b, tk);
   };
   constexpr int wide = MaxU == 8 ? 384 : 256;  // (only MaxU = 8 is ever wide: one kernel otherwise)
   if constexpr (Exact)
@@ -630,9 +636,7 @@ void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const doub
   const int threads = 256;
   const std::size_t smem = std::size_t(threads / 32) * SmallTsmm<M, N>::words * sizeof(double2);
   auto kernel = tsmm_small_kernel<M, N>;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   // At least two chunks a warp, so that the leap-frog has a next chunk.
   const Index want = (K / 64 + 2 * (threads / 32) - 1) / (2 * (threads / 32));
   const Index grid = single_pass_grid(want, per_sm);

@@ -158,12 +158,17 @@ struct ZStep {
   Index rows;  // 16 (stride / G)
   int share;   // stride % G
 };
-__device__ __forceinline__ ZItem z_first_item(const ZShape& s, ZStep& d) {
-  const int stride = gridDim.x * (blockDim.x / 32), it = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  d = ZStep{Index(stride / s.G) * 16, stride % s.G};
-  return ZItem{Index(it / s.G) * 16, it % s.G};
+__device__ __forceinline__ ZItem z_item(Index it, int G) { return ZItem{it / G * 16, int(it % G)}; }
+__device__ __forceinline__ WarpItems z_order(RowTickets tk) {
+  return WarpItems(tk, blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, gridDim.x * (blockDim.x / 32));
 }
-__device__ __forceinline__ ZItem z_next(ZItem x, const ZStep& d, int G) {
+__device__ __forceinline__ ZItem z_first_item(const ZShape& s, ZStep& d, const WarpItems& w) {
+  const int stride = gridDim.x * (blockDim.x / 32);
+  d = w.tickets() ? ZStep{0, 1} : ZStep{Index(stride / s.G) * 16, stride % s.G};
+  return z_item(w.item(), s.G);
+}
+__device__ __forceinline__ ZItem z_next(ZItem x, const ZStep& d, int G, WarpItems& w) {
+  if (!w.advance()) return z_item(w.item(), G);
   x.r0 += d.rows, x.share += d.share;
   if (x.share >= G) x.share -= G, x.r0 += 16;
   return x;
@@ -182,19 +187,20 @@ __device__ __forceinline__ void z_zero(double (&acc)[GT][Gauss ? 3 : 2][4]) {
 template <int GT, bool Gauss, int P>
 __global__ void __launch_bounds__(32 * kZWarps)
     tsmm_z_mma16_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
-                        Index ldcc, double2 alpha, double2 beta, double2* B) {
+                        Index ldcc, double2 alpha, double2 beta, double2* B, RowTickets tk) {
   extern __shared__ double2 zsm[];
   z_alpha_c<Gauss>(s, C, ldcr, ldcc, alpha, zsm);
   __syncthreads();
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const bool beta_zero = beta.x == 0.0 && beta.y == 0.0;
+  WarpItems w = z_order(tk);
   ZStep d;
-  ZItem cur = z_first_item(s, d);
+  ZItem cur = z_first_item(s, d, w);
   if (cur.r0 >= s.K) return;
   double2 a[P][2][2], an[P][2][2];
   load_z_units<P>(s, A, cur.r0, 0, g, t, a);
   while (true) {
-    const ZItem next = z_next(cur, d, s.G);
+    const ZItem next = z_next(cur, d, s.G, w);
     const int nt0 = cur.share * s.per;
     double acc[GT][Gauss ? 3 : 2][4];
     z_zero<GT, Gauss>(acc);
@@ -231,14 +237,15 @@ __global__ void __launch_bounds__(32 * kZWarps)
 template <int GT, int StagesA>
 __global__ void __launch_bounds__(32 * kZWarps, GT == 2 ? 2 : 1)
     tsmm_z_mma16_stage_a_kernel(ZShape s, const double2* __restrict__ A, const double2* __restrict__ C, Index ldcr,
-                                Index ldcc, double2 alpha, double2 beta, double2* B) {
+                                Index ldcc, double2 alpha, double2 beta, double2* B, RowTickets tk) {
   extern __shared__ double2 zsm[];
   z_alpha_c<false>(s, C, ldcr, ldcc, alpha, zsm);
   __syncthreads();
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const bool beta_zero = beta.x == 0.0 && beta.y == 0.0;
+  WarpItems w = z_order(tk);
   ZStep d;
-  ZItem cur = z_first_item(s, d);
+  ZItem cur = z_first_item(s, d, w);
   if (cur.r0 >= s.K) return;
   const int S = s.S, swz = S % 8 == 0 ? 4 : 0, ss = 16 * S;
   double2* ws = zsm + 2 * s.U * s.NT * 32 + (threadIdx.x / 32) * StagesA * ss;
@@ -254,13 +261,15 @@ __global__ void __launch_bounds__(32 * kZWarps, GT == 2 ? 2 : 1)
       }
     cp_async_commit();  // (an empty group past the last item keeps the wait counts uniform)
   };
-  ZItem ahead = cur;
+  ZItem q[StagesA];  // the items of the stages in flight, q[0] = cur
+  q[0] = cur;
 #pragma unroll
-  for (int k = 0; k < StagesA - 1; ++k) issue(ahead, ws + k * ss), ahead = z_next(ahead, d, s.G);
+  for (int k = 1; k < StagesA; ++k) q[k] = z_next(q[k - 1], d, s.G, w);
+#pragma unroll
+  for (int k = 0; k < StagesA - 1; ++k) issue(q[k], ws + k * ss);
   const int x4 = (g & 1) * swz;
   for (int k = 0;; ++k) {
-    issue(ahead, ws + ((k + StagesA - 1) % StagesA) * ss);
-    ahead = z_next(ahead, d, s.G);
+    issue(q[StagesA - 1], ws + ((k + StagesA - 1) % StagesA) * ss);
     cp_async_wait<StagesA - 1>();
     __syncwarp();
     const double2* st = ws + (k % StagesA) * ss + g * S;
@@ -279,7 +288,10 @@ __global__ void __launch_bounds__(32 * kZWarps, GT == 2 ? 2 : 1)
     }
     z_store<GT, false>(s, acc, cur.r0, nt0, g, t, beta, beta_zero, B);
     __syncwarp();  // every lane's fragments read: the stage is copied into again
-    cur = z_next(cur, d, s.G);
+#pragma unroll
+    for (int j = 0; j + 1 < StagesA; ++j) q[j] = q[j + 1];
+    q[StagesA - 1] = z_next(q[StagesA - 2], d, s.G, w);
+    cur = q[0];
     if (cur.r0 >= s.K) break;
   }
   cp_async_wait<0>();
@@ -290,13 +302,12 @@ template <class Kernel>
 void launch_z(Kernel kernel, std::size_t smem, const char* what, cudaStream_t stream, const ZShape& s,
               const double2* A, const double2* C, Index ldcr, Index ldcc, double2 alpha, double2 beta, double2* B) {
   const int threads = 32 * kZWarps;
-  allow_smem(kernel, smem);
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), "occupancy");
+  const int per_sm = resident_blocks(kernel, threads, smem);
   const Index items = (s.K + 15) / 16 * s.G;
   const Index want = (items + threads / 32 - 1) / (threads / 32);
   const Index grid = launch_grid(want, per_sm);
-  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, C, ldcr, ldcc, alpha, beta, B);
+  const RowTickets tk = row_tickets(stream, tsm::tsmm_ticket_items(true, s.M, s.N), want, grid);
+  kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, C, ldcr, ldcc, alpha, beta, B, tk);
   check(cudaGetLastError(), what);
 }
 

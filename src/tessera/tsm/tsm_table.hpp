@@ -83,6 +83,21 @@ inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 4)
 // elements; else as many blocks as are resident, looping over K.
 inline bool tsmm_single_pass(int M, int N) { return M * N <= 64; }
 
+// The tensor-core TSMM kernels' persistent launches hand their warps items
+// (16-row blocks) in chunks from a counter, in row order (tsm_kernels.cuh,
+// WarpItems): the fewest items, a power of two, whose rows of A and B reach
+// 16 KiB in double, 64 KiB in complex. From an H200 sweep of 1..32 items at
+// every M = N 9..64 (double), 4..64 by 4 (complex) and 12 M != N shapes:
+// geometric means 1.039x (double) and 1.047x (complex) the static order, the
+// worst shape 0.97x (double 52) and 0.98x (complex 64); smaller chunks lost
+// up to 0.4x (docs/perf/tsm.md, "Work in row order").
+inline int tsmm_ticket_items(bool complex, int M, int N) {
+  const long item = 16L * (M + N) * (complex ? 16 : 8), chunk = complex ? 65536 : 16384;
+  int per = 1;
+  while (per * item < chunk) per *= 2;
+  return per;
+}
+
 // Complex TSMM with mma 2: the 8-column tiles a warp owns (one or two tiles
 // of B in all, N <= 16, always take the 2-tile kernel, whose registers leave
 // room for two blocks an SM) and the items a row block of 16 rows splits

@@ -300,6 +300,45 @@ TYPED_TEST(Tsm, NativeTsmmZStagedA) {
   }
 }
 
+// The tensor-core TSMM kernels' persistent launches with their warps' work
+// in row order from a counter (tsm_kernels.cuh, WarpItems): chunks of one
+// item and of three (not a power of two, so chunks end off the static
+// stride), the default choice, and the static order; many chunks a warp, a
+// last chunk cut short by K, double (registers; A staged in blocks of 8 and
+// of 12 warps, B staged at 21) and complex (registers, A staged, items of half a row block);
+// beta random and beta = 0 with NaN in B.
+TYPED_TEST(Tsm, NativeTsmmWorkInRowOrder) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    const auto seed = tessera::test::fresh_seed();
+    const char* old = std::getenv("TESSERA_TSM_TICKETS");
+    const std::string saved = old ? old : "";
+    for (const char* per : {"1", "3", "", "0"}) {
+      if (*per)
+        setenv("TESSERA_TSM_TICKETS", per, 1);
+      else
+        unsetenv("TESSERA_TSM_TICKETS");
+      SCOPED_TRACE(std::string("TESSERA_TSM_TICKETS=") + per);
+      for (auto [M, N, K] : {std::tuple{16, 16, 300007}, std::tuple{21, 21, 200003}, std::tuple{33, 33, 100003},
+                              std::tuple{64, 64, 60001}}) {
+        Case c{M, N, K};
+        check_tsmm<double, TypeParam, Public>(c, seed + M + 100 * (*per));
+        c.zero_beta = true;
+        check_tsmm<double, TypeParam, Public>(c, seed + M + 100 * (*per) + 1);
+      }
+      for (auto [M, N, K] : {std::tuple{12, 12, 100003}, std::tuple{24, 48, 50021}, std::tuple{64, 64, 30011}}) {
+        Case c{M, N, K};
+        check_tsmm<zc, TypeParam, Public>(c, seed + M + 100 * (*per) + 2);
+        c.zero_beta = true;
+        check_tsmm<zc, TypeParam, Public>(c, seed + M + 100 * (*per) + 3);
+      }
+    }
+    if (old)
+      setenv("TESSERA_TSM_TICKETS", saved.c_str(), 1);
+    else
+      unsetenv("TESSERA_TSM_TICKETS");
+  }
+}
+
 TYPED_TEST(Tsm, KSmallerThanM) {
   const auto seed = tessera::test::fresh_seed();
   for (int K : {2, 5, 17, 40}) {

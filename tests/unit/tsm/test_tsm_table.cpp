@@ -262,6 +262,21 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
   EXPECT_EQ(default_config(false, true, 32, 32).stages, 3);
 }
 
+// The items a ticket hands out in the tensor-core TSMM kernels: chunks of at
+// least 16 KiB of rows in double and 64 KiB in complex, as measured.
+TEST(TsmTable, TsmmTicketChunks) {
+  using tessera::tsm::tsmm_ticket_items;
+  EXPECT_EQ(tsmm_ticket_items(false, 64, 64), 1);  // 16 KiB an item
+  EXPECT_EQ(tsmm_ticket_items(false, 63, 63), 2);
+  EXPECT_EQ(tsmm_ticket_items(false, 48, 48), 2);
+  EXPECT_EQ(tsmm_ticket_items(false, 16, 16), 4);
+  EXPECT_EQ(tsmm_ticket_items(false, 9, 9), 8);
+  EXPECT_EQ(tsmm_ticket_items(true, 64, 64), 2);
+  EXPECT_EQ(tsmm_ticket_items(true, 24, 48), 4);
+  EXPECT_EQ(tsmm_ticket_items(true, 16, 16), 8);
+  EXPECT_EQ(tsmm_ticket_items(true, 4, 4), 32);
+}
+
 TEST(TsmTable, CorruptOrForeignTablesAreRefused) {
   expect_refused("{not json", "not valid JSON");
   expect_refused(R"({"format": "other", "version": 1})", "not a tessera-tsm-table");
