@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -192,17 +193,28 @@ inline int sm_count() {
   return n;
 }
 
+// Benchmark knobs from the environment. An integer: its value where it is a
+// whole number in [lo, hi], else nothing (unset, empty or malformed: the
+// caller's default). A switch: off where its value starts with '0'.
+inline std::optional<long> env_integer(const char* name, long lo, long hi) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return std::nullopt;
+  char* end = nullptr;
+  const long v = std::strtol(e, &end, 10);
+  if (*end != '\0' || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+inline bool env_switched_off(const char* name) {
+  const char* e = std::getenv(name);
+  return e && *e == '0';
+}
+
 // The grid of a persistent launch that wants `want` blocks: at most the
 // blocks the SMs hold at once (per_sm each), whose loops step through the
 // rest. TESSERA_TSM_GRID_WAVES = w (benchmarks) allows w times as many, 0
 // every block `want`.
 inline Index launch_grid(Index want, int per_sm) {
-  static const long waves = [] {
-    const char* e = std::getenv("TESSERA_TSM_GRID_WAVES");
-    char* end = nullptr;
-    const long w = e && *e ? std::strtol(e, &end, 10) : 1;
-    return e && *e && (*end != '\0' || w < 0 || w > 1024) ? 1L : w;  // (a malformed value: the default)
-  }();
+  static const long waves = env_integer("TESSERA_TSM_GRID_WAVES", 0, 1024).value_or(1);
   const Index resident = Index(std::max(per_sm, 1)) * sm_count();
   return std::clamp<Index>(waves == 0 ? want : std::min<Index>(want, resident * waves), 1, 0x7fffffff);
 }
@@ -214,10 +226,7 @@ inline Index launch_grid(Index want, int per_sm) {
 // open: docs/perf/tsm.md, "TSMM in one pass"). TESSERA_TSM_SINGLE_PASS = 0
 // (benchmarks) launches them persistent.
 inline Index single_pass_grid(Index want, int per_sm) {
-  static const bool on = [] {
-    const char* e = std::getenv("TESSERA_TSM_SINGLE_PASS");
-    return !(e && *e == '0');
-  }();
+  static const bool on = !env_switched_off("TESSERA_TSM_SINGLE_PASS");
   return on ? std::clamp<Index>(want, 1, 0x7fffffff) : launch_grid(want, per_sm);  // (loops cover any rest)
 }
 
@@ -269,11 +278,7 @@ class WarpItems {
 constexpr Index kTicketChunks = 4;
 inline RowTickets row_tickets(cudaStream_t stream, int per, Index want, Index grid) {
   Index chunks = kTicketChunks;
-  if (const char* e = std::getenv("TESSERA_TSM_TICKETS"); e && *e) {
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    if (*end == '\0' && v >= 0 && v <= 4096) per = int(v), chunks = 0;  // (a malformed value: the default)
-  }
+  if (const auto v = env_integer("TESSERA_TSM_TICKETS", 0, 4096)) per = int(*v), chunks = 0;
   // (a warp's items: about want / grid of them)
   if (per == 0 || want <= grid || want < chunks * per * grid) return {};
   unsigned long long* counter = stream_counter(stream);
@@ -298,10 +303,7 @@ void allow_smem(Kernel k, std::size_t bytes) {
 // TESSERA_TSM_FIT_CARVEOUT = 0 (benchmarks) leaves the carveout alone.
 template <class Kernel>
 int resident_blocks(Kernel k, int threads, std::size_t smem) {
-  static const bool fit = [] {
-    const char* e = std::getenv("TESSERA_TSM_FIT_CARVEOUT");
-    return !(e && *e == '0');
-  }();
+  static const bool fit = !env_switched_off("TESSERA_TSM_FIT_CARVEOUT");
   allow_smem(k, smem);
   if (fit) check(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, -1), "carveout");
   int per_sm = 0;
