@@ -53,7 +53,7 @@ log() { printf '[bootstrap %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 # ---------------------------------------------------------------- packages --
 debian_packages=(g++ cmake ninja-build patch libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev libfftw3-dev libblas-dev liblapack-dev libgtest-dev nlohmann-json3-dev librandom123-dev
-  libopenblas-dev libbenchmark-dev)
+  libopenblas-dev libbenchmark-dev python3-matplotlib)
 if [ "$use_apt" = 1 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${debian_packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The M != N shapes (1x64, 3x17, 24x48, 64x8, 64x1) through
-# perf/tsm_sweep.sh: one `tessera compare tsm` per shape with the tall
+# perf/tsm_sweep.sh: `tessera compare tsm --sweep` over the shapes, the tall
 # operands at ~8 GiB, a merged CSV (tsm_KERNEL_TYPE_shapes.csv) and bars of %
 # of the roofline per shape and variant.
 #

@@ -4,6 +4,7 @@
 #include "tessera/core/build_info.hpp"
 #include "tessera/core/exec_space.hpp"
 #include "tessera/driver/mpi_session.hpp"
+#include "tessera/driver/plot.hpp"
 #include "tessera/driver/platform.hpp"
 #include "tessera/driver/progress_stream.hpp"
 #include "tessera/driver/runner.hpp"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -69,6 +71,8 @@ std::vector<OptionSpec> driver_options(Command::Kind kind) {
   o.push_back({"csv", "FILE", "", "also write the results as CSV"});
   o.push_back({"json", "FILE", "", "also write the results as JSON"});
   o.push_back({"h5", "FILE", "", "also write the results as HDF5"});
+  if (kind == Command::Kind::compare)
+    o.push_back({"png", "FILE", "", "with a sweep: % of the ceiling per point and variant (python3-matplotlib)"});
   o.push_back({"quiet", "", "", "no progress lines"});
   if (kind == Command::Kind::run)
     o.push_back({"roofline", "", "",
@@ -249,6 +253,14 @@ Command parse_command_line(const std::vector<std::string>& args) {
     if (w->tune_options().empty()) throw UsageError("workload '" + cmd.workload + "' has nothing to tune");
   } else {
     w->configure(cmd.options);
+    const bool sweep = w->sweep_size() > 0;
+    if (sweep && cmd.kind == Command::Kind::run) throw UsageError("--sweep goes with 'tessera compare'");
+    if (sweep && cmd.options.has("h5")) throw UsageError("--h5 holds one problem: a sweep writes --csv and --json");
+    if (cmd.options.has("png")) {
+      if (!sweep) throw UsageError("--png draws a sweep: add --sweep");
+      check_output_path(cmd.options.get("png"));
+      if (!plotting_available()) throw UsageError("--png needs python3 with matplotlib (Debian: python3-matplotlib)");
+    }
   }
   cmd.configured = std::move(w);
   return cmd;
@@ -268,6 +280,67 @@ void write_outputs(const Report& report, const Options& o) {
   if (o.has("csv")) write_csv(report, o.get("csv"));
   if (o.has("json")) write_json(report, o.get("json"));
   if (o.has("h5")) write_hdf5(report, o.get("h5"));
+}
+
+// The parameters every point of a sweep shares ("kernel tsmm, type d, ...").
+std::string common_parameters(const std::vector<SweepPoint>& sweep) {
+  std::string s;
+  for (const auto& p : sweep.front().report.parameters) {
+    const std::string v = parameter_text(p);
+    const bool same = std::all_of(sweep.begin(), sweep.end(), [&](const SweepPoint& q) {
+      return std::any_of(q.report.parameters.begin(), q.report.parameters.end(),
+                         [&](const Parameter& x) { return x.name == p.name && parameter_text(x) == v; });
+    });
+    if (same) s += (s.empty() ? "" : ", ") + p.name + " " + v;
+  }
+  return s;
+}
+
+// `compare --sweep`: the workload's problems one after the other (each
+// checked to fit before the first runs), the ceilings measured once, one
+// table that grows as the points finish, the files written at the end.
+int run_sweep(Workload& w, CompareRequest req, const Options& o, std::ostream& out, Progress& progress) {
+  const int n = w.sweep_size();
+  for (int i = 0; i < n; ++i) {
+    w.select_sweep_point(i);
+    check_variants_fit(w, req.variants);
+  }
+  std::vector<SweepPoint> sweep;
+  bool all_valid = true;
+  for (int i = 0; i < n; ++i) {
+    w.select_sweep_point(i);
+    progress.message("sweep " + std::to_string(i + 1) + "/" + std::to_string(n) + ": " + w.sweep_axis() + " " +
+                     w.sweep_label(i));
+    sweep.push_back({w.sweep_label(i), run_compare(w, req, progress)});
+    if (req.ceilings == CeilingsMode::measure) req.ceilings = CeilingsMode::cached;  // measured with point 1
+    if (i == 0) {
+      // The first point's context once (hardware, ceilings, build), then its rows.
+      Report head = sweep[0].report;
+      head.rows.clear();
+      head.problem = std::to_string(n) + " problems (" + w.sweep_axis() + "), the first: " + head.problem;
+      print_report(head, out);
+    }
+    print_sweep_point(sweep.back(), i == 0, out);
+    all_valid = all_valid && sweep.back().report.all_valid();
+  }
+  if (world_rank() == 0) {
+    if (o.has("csv")) write_sweep_csv(sweep, o.get("csv"));
+    if (o.has("json")) write_sweep_json(sweep, o.get("json"));
+    if (o.has("png")) {
+      // The chart reads the CSV: the one asked for, else a temporary one beside the PNG.
+      const std::string csv = o.has("csv") ? o.get("csv") : o.get("png") + ".csv.tmp";
+      if (!o.has("csv")) write_sweep_csv(sweep, csv);
+      try {
+        plot_sweep(csv, o.get("png"), "tessera " + w.name() + " sweep: " + common_parameters(sweep), w.sweep_axis());
+      } catch (...) {
+        if (!o.has("csv")) std::remove(csv.c_str());
+        throw;
+      }
+      if (!o.has("csv")) std::remove(csv.c_str());
+    }
+  }
+  if (!all_valid) out << "\nFAILED: some variant did not match the reference\n";
+  return all_valid ? 0 : 1;
 }
 
 // Each workload's small comparison, one after the other, ceilings measured
@@ -374,6 +447,7 @@ int execute(const Command& cmd, std::ostream& out, std::ostream& progress_out) {
     req.variants = cmd.options.get_list("variants");
     req.baseline = cmd.options.get("baseline");
   }
+  if (w->sweep_size() > 0) return run_sweep(*w, req, cmd.options, out, progress);
   const Report report = run_compare(*w, req, progress);
   print_report(report, out);
   w->print_summary(report, out);

@@ -14,6 +14,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace tessera::driver {
@@ -200,7 +201,7 @@ void print_report(const Report& r, std::ostream& out) {
     s.erase(s.find_last_not_of(' ') + 1);
     out << s << "\n";
   };
-  line(head);
+  if (!cells.empty()) line(head);  // a sweep prints its context without rows, then its own table
   for (const auto& row : cells) line(row);
 
   bool notes = false;
@@ -275,32 +276,86 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   }
 }
 
-void write_csv(const Report& r, const std::string& path) {
-  const auto names = schema::observable_names(r);
+namespace {
+
+// Rows of one or more reports under one header (the reports of a sweep share
+// their parameters' names); `labels`, when given, fill a leading `point` column.
+std::string csv_text(const std::vector<const Report*>& reports, const std::vector<std::string>& labels) {
+  std::vector<std::string> names;
+  for (const Report* r : reports)
+    for (const auto& n : schema::observable_names(*r))
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  const bool points = !labels.empty();
   std::ostringstream s;
-  s << "workload,command";
-  for (const auto& p : r.parameters) s << ",param_" << csv_field(p.name);
+  s << (points ? "point," : "") << "workload,command";
+  for (const auto& p : reports.front()->parameters) s << ",param_" << csv_field(p.name);
   for (const auto& c : schema::row_columns()) s << "," << c.name;
   for (const auto& n : names) s << "," << csv_field(n) << "," << csv_field(n + "_error");
   s << ",ceiling_source,hardware\n";
-  for (const auto& row : r.rows) {
-    if (!row.result.ran) continue;
-    s << csv_field(r.workload) << "," << r.command;
-    for (const auto& p : r.parameters) s << "," << csv_field(parameter_text(p));
-    for (const auto& v : schema::row_values(row)) s << "," << csv_field(v);
-    for (const auto& n : names) {
-      auto it = std::find_if(row.result.observables.begin(), row.result.observables.end(),
-                             [&](const Observable& o) { return o.name == n; });
-      if (it == row.result.observables.end()) s << ",,";
-      else s << "," << std::setprecision(17) << it->value << "," << (it->error >= 0 ? it->error : 0.0);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = *reports[i];
+    for (const auto& row : r.rows) {
+      if (!row.result.ran) continue;
+      if (points) s << csv_field(labels[i]) << ",";
+      s << csv_field(r.workload) << "," << r.command;
+      for (const auto& p : r.parameters) s << "," << csv_field(parameter_text(p));
+      for (const auto& v : schema::row_values(row)) s << "," << csv_field(v);
+      for (const auto& n : names) {
+        auto it = std::find_if(row.result.observables.begin(), row.result.observables.end(),
+                               [&](const Observable& o) { return o.name == n; });
+        if (it == row.result.observables.end()) s << ",,";
+        else s << "," << std::setprecision(17) << it->value << "," << (it->error >= 0 ? it->error : 0.0);
+      }
+      const std::string pid = platform_id(row.platform);
+      const auto c = r.ceilings.find(pid);
+      const auto hw = r.hardware.find(pid);
+      s << "," << csv_field(c == r.ceilings.end() ? "" : c->second.source) << ","
+        << csv_field(hw == r.hardware.end() ? "" : hw->second) << "\n";
     }
-    const std::string pid = platform_id(row.platform);
-    const auto c = r.ceilings.find(pid);
-    const auto hw = r.hardware.find(pid);
-    s << "," << csv_field(c == r.ceilings.end() ? "" : c->second.source) << ","
-      << csv_field(hw == r.hardware.end() ? "" : hw->second) << "\n";
   }
-  write_file_atomically(path, s.str());
+  return s.str();
+}
+
+}  // namespace
+
+void write_csv(const Report& r, const std::string& path) { write_file_atomically(path, csv_text({&r}, {})); }
+
+void write_sweep_csv(const std::vector<SweepPoint>& sweep, const std::string& path) {
+  if (sweep.empty()) throw std::invalid_argument("write_sweep_csv: no points");
+  std::vector<const Report*> reports;
+  std::vector<std::string> labels;
+  for (const auto& p : sweep) {
+    reports.push_back(&p.report);
+    labels.push_back(p.label);
+  }
+  write_file_atomically(path, csv_text(reports, labels));
+}
+
+void write_sweep_json(const std::vector<SweepPoint>& sweep, const std::string& path) {
+  json points = json::array();
+  for (const auto& p : sweep) points.push_back({{"point", p.label}, {"report", json::parse(report_json(p.report))}});
+  write_file_atomically(path, json({{"sweep", points}}).dump(2) + "\n");
+}
+
+// One line per row, the point's label first: a sweep's table grows as it runs.
+void print_sweep_point(const SweepPoint& p, bool header, std::ostream& out) {
+  const char* fmt = "%-8s %-22s %-8s %10s %9s %10s %7s %9s  %s\n";
+  char line[256];
+  if (header) {
+    std::snprintf(line, sizeof line, fmt, "point", "variant", "kernel", "time ms", "GB/s", "GFLOP/s", "%ceil",
+                  "speed-up", "check");
+    out << line;
+  }
+  for (const auto& row : p.report.rows) {
+    const auto& k = row.result;
+    if (!k.ran) continue;
+    std::snprintf(line, sizeof line, fmt, p.label.c_str(), row.variant.c_str(), row.kernel.c_str(),
+                  fixed(k.time.median * 1e3, 3).c_str(), fixed(row.gbs, 1).c_str(), fixed(row.gflops, 1).c_str(),
+                  row.ceiling.value > 0 ? fixed(row.roof_pct, 1).c_str() : "",
+                  row.speedup > 0 ? (fixed(row.speedup, 2) + "x").c_str() : "", check_text(k).c_str());
+    out << line;
+  }
+  out.flush();
 }
 
 std::string report_json(const Report& r) {

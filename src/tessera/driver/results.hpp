@@ -54,6 +54,17 @@ struct Report {
 };
 
 void print_report(const Report& r, std::ostream& out);
+
+// A sweep (`compare <workload> --sweep`): one report per problem, labelled
+// ("8", "3x17"). The CSV has a leading `point` column and every row of every
+// point; the JSON is {"sweep": [{"point", "report"}, ...]}.
+struct SweepPoint {
+  std::string label;
+  Report report;
+};
+void print_sweep_point(const SweepPoint& p, bool header, std::ostream& out);
+void write_sweep_csv(const std::vector<SweepPoint>& sweep, const std::string& path);
+void write_sweep_json(const std::vector<SweepPoint>& sweep, const std::string& path);
 void write_csv(const Report& r, const std::string& path);
 void write_json(const Report& r, const std::string& path);
 void write_hdf5(const Report& r, const std::string& path);  // UsageError without HDF5

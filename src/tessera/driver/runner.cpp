@@ -187,6 +187,10 @@ void apply_ceilings(Report& r) {
   }
 }
 
+void check_variants_fit(const Workload& w, const std::vector<std::string>& variants) {
+  check_memory(w, select_variants(w, variants));
+}
+
 Report run_compare(Workload& w, const CompareRequest& req, Progress& progress) {
   const auto variants = select_variants(w, req.variants);
   if (variants.empty()) throw UsageError("no variant of '" + w.name() + "' can run here");

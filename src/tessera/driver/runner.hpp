@@ -30,6 +30,10 @@ std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds);
 // Variants of w that can run here (in this build, platform present).
 std::vector<Variant> available_variants(const Workload& w);
 
+// Throws UsageError for unknown or unavailable variants and for a configured
+// problem that does not fit in memory (run_compare checks the same first).
+void check_variants_fit(const Workload& w, const std::vector<std::string>& variants);
+
 // The workload must be configured. Throws UsageError for unknown or
 // unavailable variants and for problems that do not fit in memory.
 Report run_compare(Workload& w, const CompareRequest& req, Progress& progress);

@@ -158,6 +158,13 @@ class Workload {
   // what the library loads at run time. Workloads without tuning keep these.
   virtual std::vector<OptionSpec> tune_options() const { return {}; }
   virtual void tune(const Options& opts, Progress& progress, std::ostream& out);
+  // `compare <workload> --sweep`: how many problems the options asked for,
+  // run one after the other in one process (0: configure() set up one
+  // problem); select_sweep_point(i) makes the i-th the configured one.
+  virtual int sweep_size() const { return 0; }
+  virtual void select_sweep_point(int) {}
+  virtual std::string sweep_label(int i) const { return std::to_string(i + 1); }  // "8", "3x17"
+  virtual std::string sweep_axis() const { return "point"; }                       // the chart's x label
   // Tables of the workload's own after the report's table (a paper's layout
   // with its numbers beside ours); most workloads print none.
   virtual void print_summary(const Report& report, std::ostream& out) const {}

@@ -14,6 +14,30 @@ tessera_cli_test(tsm_run_z 0 "tsmm" run tsm --variant kokkos@Serial --kernel tsm
   --k 1001 --repeats 1 --warmup 0)
 tessera_cli_test(tsm_compare 0 "openblas|serial-reference" compare tsm --type z --trans c --m 4 --n 6 --k 5000
   --repeats 1 --warmup 0 --no-roofline)
+# `compare tsm --sweep`: one process, one table, CSV / JSON / PNG over every point; bad sweeps exit 2.
+function(tessera_sweep_test name rows points png)
+  set(cmd $<TARGET_FILE:tessera_cli> ${ARGN})
+  add_test(NAME cli_${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/cli_out/${name}
+    -DROWS=${rows} "-DPOINTS=${points}" "-DPNG_ARGS=${png}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/sweep_files.cmake)
+  set_tests_properties(cli_${name} PROPERTIES ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2"
+    SKIP_REGULAR_EXPRESSION "no CUDA device is visible;needs python3 with matplotlib")
+endfunction()
+tessera_sweep_test(tsm_sweep 6 "1;3;8x5" "" compare tsm --sweep --sides 1,3,8x5 --k 1031
+  --variants serial-reference,kokkos@Serial --repeats 1 --warmup 0 --no-roofline --quiet)
+tessera_sweep_test(tsm_sweep_png 4 "2;5" "--png;${CMAKE_CURRENT_BINARY_DIR}/cli_out/tsm_sweep_png/s.png" compare tsm
+  --sweep --sides 2,5 --kernel tsmm --type z --k 999 --variants serial-reference,kokkos@Serial --repeats 1 --warmup 0
+  --quiet)
+tessera_cli_test(tsm_sweep_table 0 "point +variant.*8x5 +kokkos@Serial +tsmttsm .* ok" compare tsm --sweep
+  --sides 4,8x5 --k 500 --variants kokkos@Serial --repeats 1 --warmup 0 --no-roofline --quiet)
+tessera_cli_test(tsm_sweep_sets_m 2 "--sweep sets M and N" compare tsm --sweep --m 4)
+tessera_cli_test(tsm_sides_alone 2 "--sides goes with --sweep" compare tsm --sides 4)
+tessera_cli_test(tsm_sides_range 2 "--sides: '65' is not M or MxN" compare tsm --sweep --sides 4,65)
+tessera_cli_test(tsm_sides_shape 2 "--sides: '3x' is not M or MxN" compare tsm --sweep --sides 3x)
+tessera_cli_test(tsm_sweep_run 2 "--sweep goes with 'tessera compare'" run tsm --sweep)
+tessera_cli_test(tsm_sweep_h5 2 "--h5" compare tsm --sweep --h5 ${_out}/sweep.h5)
+tessera_cli_test(tsm_png_alone 2 "--png draws a sweep" compare tsm --png ${_out}/x.png)
+# Every point is checked before the first runs: M = 64 does not fit, M = 1 would have.
+tessera_cli_test(tsm_sweep_too_big 2 "memory" compare tsm --sweep --sides 1,64 --k 1e8 --quiet)
 # K split over MPI ranks (the library alone), under mpiexec with 2 and 3 ranks.
 if(TESSERA_ENABLE_MPI)
   add_executable(test_tsm_mpi ${CMAKE_CURRENT_LIST_DIR}/test_tsm_mpi.cpp)
