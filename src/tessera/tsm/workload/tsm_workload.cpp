@@ -42,6 +42,8 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace tessera::tsm {
@@ -69,11 +71,27 @@ inline double conj_if(bool, double x) { return x; }
 inline zc conj_if(bool c, const zc& x) { return c ? zc(x.real(), -x.imag()) : x; }
 
 template <class T>
-T random_value(std::uint64_t seed, std::uint64_t i) {
+KOKKOS_INLINE_FUNCTION T random_value(std::uint64_t seed, std::uint64_t i) {
   if constexpr (std::is_same_v<T, double>)
     return random_uniform(seed, i, -1, 1);
   else
     return T(random_uniform(seed, 2 * i, -1, 1), random_uniform(seed, 2 * i + 1, -1, 1));
+}
+
+// Element i of a contiguous operand is random_value(seed, first + i): the
+// same values as the host copy's (integer hashing, an exact 2x - 1), written
+// by the operand's own space, so a GPU variant copies nothing from the host.
+template <class T>
+struct CounterFill {
+  T* data;
+  std::uint64_t seed, first;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { data[i] = random_value<T>(seed, first + i); }
+};
+template <class ExecSpace, class View>
+void fill_counter(const ExecSpace& exec, const View& v, std::uint64_t seed, std::uint64_t first) {
+  using T = typename View::non_const_value_type;
+  Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<ExecSpace>(exec, 0, v.size()),
+                       CounterFill<T>{v.data(), seed, first});
 }
 
 // Inputs, all row-major: X (K x M), Y (K x N), S (M x N). TSMTTSM: S = op(X)^T Y + beta S;
@@ -98,6 +116,11 @@ class TsmWorkload final : public driver::Workload {
             {"k", "K", "4194304", "rows of the tall matrices (>= 0; 1e6 accepted)"},
             {"trans", "t|c", "t", "TSMTTSM: A^T (t) or the conjugate transpose A^H (c)"},
             {"beta", "X", "0", "beta (0: the output is not read)"},
+            {"sweep", "", "",
+             "compare: one problem per side (--sides), K = 2^29 / M (double) or 2^28 / M (complex), so the tall "
+             "operands hold 8 GiB, unless --k; one table, --csv / --json / --png over every point"},
+            {"sides", "LIST", "", "the sweep's sides: M (M = N) or MxN, comma-separated (default 1..64); MxN takes "
+             "K = 2^30 / (M + N) (2^29 complex)"},
             {"no-validate", "", "",
              "time only: no reference, rows are not checked (for kernels run with a switch that makes their "
              "results wrong on purpose, e.g. TESSERA_TSM_SKIP_GLOBAL_REDUCTION=1)"}};
@@ -111,11 +134,32 @@ class TsmWorkload final : public driver::Workload {
     conj_ = driver::get_choice(opts, "trans", {"t", "c"}, "t") == "c";
     beta_ = opts.get_double("beta", 0.0, -1e300, 1e300);
     no_validate_ = opts.has("no-validate");
-    // Under MPI the K rows are split over the ranks (as evenly as they go);
-    // the small matrix is replicated.
-    const long long P = driver::world_size(), r = driver::world_rank();
-    k0_ = k_ / P * r + std::min(r, k_ % P);
-    kl_ = k_ / P + (r < k_ % P ? 1 : 0);
+    sweep_.clear();
+    sweep_k_ = opts.has("k") ? k_ : -1;
+    if (opts.has("sides") && !opts.has("sweep")) throw UsageError("--sides goes with --sweep");
+    if (opts.has("sweep")) {
+      if (opts.has("m") || opts.has("n")) throw UsageError("--sweep sets M and N (choose them with --sides)");
+      sweep_ = parse_sides(opts.get("sides"));
+      select_sweep_point(0);
+    }
+    split_rows();
+  }
+  int sweep_size() const override { return int(sweep_.size()); }
+  void select_sweep_point(int i) override {
+    std::tie(m_, n_) = sweep_.at(std::size_t(i));
+    // The tall operands at 8 GiB: 2^30 double elements, 2^29 complex, over M + N columns.
+    k_ = sweep_k_ >= 0 ? sweep_k_ : (2LL << (complex_ ? 28 : 29)) / (m_ + n_);
+    split_rows();
+    pd_ = {};  // the previous point's inputs
+    pz_ = {};
+  }
+  std::string sweep_label(int i) const override {
+    const auto [m, n] = sweep_.at(std::size_t(i));
+    return m == n ? std::to_string(m) : std::to_string(m) + "x" + std::to_string(n);
+  }
+  std::string sweep_axis() const override {
+    const bool square = std::all_of(sweep_.begin(), sweep_.end(), [](auto s) { return s.first == s.second; });
+    return square ? "M = N" : "M x N";
   }
   std::string problem_summary() const override {
     std::ostringstream s;
@@ -160,6 +204,7 @@ class TsmWorkload final : public driver::Workload {
   }
   void tune(const Options& opts, Progress& progress, std::ostream& out) override;
   void prepare(std::uint64_t seed, Progress& progress) override {
+    seed_ = seed;
     progress.message(no_validate_ ? "tsm: random inputs" : "tsm: random inputs and the reference");
     if (complex_)
       make_problem(seed, pz_);
@@ -236,6 +281,37 @@ class TsmWorkload final : public driver::Workload {
   template <class T>
   std::pair<NativeConfig, double> tune_shape(bool tsmttsm, int m, long long K, int repeats);
 #endif
+
+  // Under MPI the K rows are split over the ranks (as evenly as they go);
+  // the small matrix is replicated.
+  void split_rows() {
+    const long long P = driver::world_size(), r = driver::world_rank();
+    k0_ = k_ / P * r + std::min(r, k_ % P);
+    kl_ = k_ / P + (r < k_ % P ? 1 : 0);
+  }
+  // "1,8,3x17" -> (1, 1), (8, 8), (3, 17); empty: M = N = 1..64.
+  static std::vector<std::pair<int, int>> parse_sides(const std::string& list) {
+    std::vector<std::pair<int, int>> out;
+    if (list.empty()) {
+      for (int m = 1; m <= max_skinny; ++m) out.emplace_back(m, m);
+      return out;
+    }
+    auto side = [](const std::string& t) {  // 1..64, digits only
+      return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos &&
+                     std::stoi(t) >= 1 && std::stoi(t) <= max_skinny
+                 ? std::stoi(t)
+                 : 0;
+    };
+    for (const auto& item : driver::split_list(list)) {
+      const auto x = item.find('x');
+      const int m = side(item.substr(0, x)), n = x == std::string::npos ? m : side(item.substr(x + 1));
+      if (m == 0 || n == 0)
+        throw UsageError("--sides: '" + item + "' is not M or MxN with M, N in 1.." + std::to_string(max_skinny));
+      out.emplace_back(m, n);
+    }
+    if (out.empty()) throw UsageError("--sides: no sides given");
+    return out;
+  }
 
   bool tsmttsm() const { return kernel_ == "tsmttsm"; }
   double elem() const { return complex_ ? 16.0 : 8.0; }
@@ -511,19 +587,28 @@ class TsmWorkload final : public driver::Workload {
   std::vector<KernelResult> run_views(const RunSettings& rs, const Problem<T>& p, Call call) const {
     using Mem = typename ExecSpace::memory_space;
     using View = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
-    using Host = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const std::size_t K = std::size_t(kl_), M = std::size_t(m_), N = std::size_t(n_);
     ExecSpace exec;
     View X("tsm::X", K, M), Y("tsm::Y", K, N), S("tsm::S", M, N);
     View& out = tsmttsm() ? S : Y;
     const View& Z = tsmttsm() ? Y : S;  // the second input
+    // The inputs as make_problem's (seeds seed_, + 1, + 2; this rank's rows).
+    const std::uint64_t x0 = std::uint64_t(k0_) * M, y0 = std::uint64_t(k0_) * N;
+    fill_counter(exec, X, seed_, x0);
     if (tsmttsm())
-      Kokkos::deep_copy(Y, Host(p.Y.data(), K, N));
+      fill_counter(exec, Y, seed_ + 1, y0);
     else
-      Kokkos::deep_copy(S, Host(p.S.data(), M, N));
-    Kokkos::deep_copy(X, Host(p.X.data(), K, M));
-    const std::vector<T> init = initial_output(p);
-    auto reset = [&] { Kokkos::deep_copy(out, Host(init.data(), out.extent(0), out.extent(1))); };
+      fill_counter(exec, S, seed_ + 2, 0);
+    // The output's start (initial_output): NaN where beta = 0 (never read), else the problem's.
+    auto reset = [&] {
+      if (beta_ == 0)
+        Kokkos::deep_copy(exec, out, T(std::numeric_limits<double>::quiet_NaN()));
+      else if (tsmttsm())
+        fill_counter(exec, S, seed_ + 2, 0);
+      else
+        fill_counter(exec, Y, seed_ + 1, y0);
+      exec.fence();
+    };
     reset();
 
     KernelResult r = result();
@@ -632,6 +717,10 @@ class TsmWorkload final : public driver::Workload {
 #if TESSERA_TSM_HAS_CUBLASLT
     if (lt) r.note = lt->note();
 #endif
+    if (no_validate_) {
+      check(r, p, static_cast<const T*>(nullptr));  // marks the row; the output stays where it is
+      return {r};
+    }
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     check(r, p, h.data());
     return {r};
@@ -644,6 +733,9 @@ class TsmWorkload final : public driver::Workload {
   double beta_ = 0;
   bool no_validate_ = false;
   long long k0_ = 0, kl_ = 1LL << 22;  // this rank's rows [k0_, k0_ + kl_) of K
+  std::vector<std::pair<int, int>> sweep_;  // --sweep: (M, N) per point
+  std::uint64_t seed_ = 1;                  // prepare()'s: the views' inputs by counter
+  long long sweep_k_ = -1;                  // --k with --sweep; -1: K from the point's sides
   Problem<double> pd_;
   Problem<zc> pz_;
 };
