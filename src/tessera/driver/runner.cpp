@@ -155,6 +155,7 @@ std::vector<Row> merge_rounds(const std::vector<std::vector<Row>>& rounds) {
       k.time.max = std::max(k.time.max, x.time.max);
       k.time.repeats += x.time.repeats;
       k.valid = k.valid && x.valid;
+      k.checked = k.checked && x.checked;
       k.error = std::max(k.error, x.error);
     }
     if (!k.ran) continue;

@@ -67,6 +67,7 @@ struct KernelResult {
   double bytes = 0;      // bytes moved per call by the workload's convention
   double flops = 0;      // flops per call
   bool valid = false;    // matched the reference
+  bool checked = true;   // false: timed only (a workload's --no-validate); valid is then true
   double error = 0;      // the error measure that was checked
   double tolerance = 0;  // what it was checked against
   std::string note;

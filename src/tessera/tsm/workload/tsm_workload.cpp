@@ -432,6 +432,7 @@ class TsmWorkload final : public driver::Workload {
   void check(KernelResult& r, const Problem<T>& p, const T* out) const {
     if (no_validate_) {
       r.valid = true;
+      r.checked = false;
       r.note += std::string(r.note.empty() ? "" : "; ") + "not validated (--no-validate)";
       return;
     }
