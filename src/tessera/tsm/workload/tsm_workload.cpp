@@ -333,15 +333,14 @@ class TsmWorkload final : public driver::Workload {
     p.Y.resize(K * N);
     p.S.resize(M * N);
     using Host = Kokkos::DefaultHostExecutionSpace;
-    T* x = p.X.data();
-    T* y = p.Y.data();
-    Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * M),
-                         [=](std::size_t i) { x[i] = random_value<T>(seed, x0 + i); });
-    Kokkos::parallel_for("tessera::tsm::inputs", Kokkos::RangePolicy<Host>(0, K * N),
-                         [=](std::size_t i) { y[i] = random_value<T>(seed + 1, y0 + i); });
-    for (std::size_t i = 0; i < M * N; ++i) p.S[i] = random_value<T>(seed + 2, i);
+    using Vector = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    fill_counter(Host(), Vector(p.X.data(), K * M), seed, x0);
+    fill_counter(Host(), Vector(p.Y.data(), K * N), seed + 1, y0);
+    fill_counter(Host(), Vector(p.S.data(), M * N), seed + 2, 0);
     Kokkos::fence();
     if (no_validate_) return;
+    const T* x = p.X.data();
+    const T* y = p.Y.data();
     const T beta = T(beta_);
     if (tsmttsm()) {
       // Partial sums over chunks of rows in parallel, then added in order.
@@ -593,7 +592,7 @@ class TsmWorkload final : public driver::Workload {
     View X("tsm::X", K, M), Y("tsm::Y", K, N), S("tsm::S", M, N);
     View& out = tsmttsm() ? S : Y;
     const View& Z = tsmttsm() ? Y : S;  // the second input
-    // The inputs as make_problem's (seeds seed_, + 1, + 2; this rank's rows).
+    // The inputs as make_problem's host copy (seeds seed_, + 1, + 2; this rank's rows).
     const std::uint64_t x0 = std::uint64_t(k0_) * M, y0 = std::uint64_t(k0_) * N;
     fill_counter(exec, X, seed_, x0);
     if (tsmttsm())
