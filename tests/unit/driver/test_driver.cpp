@@ -353,4 +353,74 @@ TEST(Cli, AValidationFailureExitsOne) {
   EXPECT_NE(out.str().find("FAILED"), std::string::npos);
 }
 
+
+// A workload of three problems (`compare --sweep`): the variant's time is
+// the point's side, the last point's row fails validation, rows of the
+// second are timed only.
+class SweepWorkload final : public Workload {
+ public:
+  std::vector<int> prepared;  // the side each prepare() saw, in order
+  std::string name() const override { return "sweeping"; }
+  std::string description() const override { return "three points"; }
+  std::vector<OptionSpec> options() const override { return {}; }
+  void configure(const Options&) override {}
+  std::string problem_summary() const override { return "side " + std::to_string(side_); }
+  std::vector<Parameter> parameters() const override { return {{"side", (long long)side_}, {"kind", "x"}}; }
+  MemoryNeed memory_need() const override { return {}; }
+  void prepare(std::uint64_t, Progress&) override { prepared.push_back(side_); }
+  int sweep_size() const override { return 3; }
+  void select_sweep_point(int i) override { side_ = 2 << i; }
+  std::string sweep_label(int i) const override { return std::to_string(2 << i); }
+  std::string sweep_axis() const override { return "side"; }
+
+ protected:
+  void declare_variants(VariantTable& t) override {
+    t.add("serial-reference", Platform::cpu1, "its side in seconds", [this](const RunSettings&) {
+      KernelResult k;
+      k.kernel = "k";
+      k.ran = true;
+      k.valid = side_ != 8;
+      k.checked = side_ != 4;
+      k.time.median = side_;
+      k.bytes = 1e9;
+      return std::vector<KernelResult>{k};
+    });
+  }
+
+ private:
+  int side_ = 0;
+};
+
+TEST(Cli, ASweepRunsEachPointOnceInOrderIntoOneTableAndOneFile) {
+  const tessera::test::TempDir tmp("tessera-test-");
+  auto w = std::make_shared<SweepWorkload>();
+  Command cmd;
+  cmd.kind = Command::Kind::compare;
+  cmd.workload = "sweeping";
+  cmd.configured = w;
+  for (const char* f : {"quiet", "no-roofline"}) cmd.options.set(f, "1");
+  cmd.options.set("csv", tmp.str() + "/s.csv");
+  cmd.options.set("json", tmp.str() + "/s.json");
+  std::ostringstream out, err;
+  EXPECT_EQ(execute(cmd, out, err), 1);  // the third point's row fails
+  EXPECT_EQ(w->prepared, (std::vector<int>{2, 4, 8}));
+  const std::string table = out.str();
+  EXPECT_NE(table.find("3 problems (side), the first: side 2"), std::string::npos);
+  const auto row = [&](const std::string& label) { return table.find("\n" + label + " "); };
+  ASSERT_NE(row("2"), std::string::npos);
+  EXPECT_LT(row("2"), row("4"));
+  EXPECT_LT(row("4"), row("8"));
+  EXPECT_NE(table.find("not checked"), std::string::npos);
+  EXPECT_NE(table.find("FAILED"), std::string::npos);
+  const auto csv = slurp(tmp.str() + "/s.csv");
+  EXPECT_EQ(csv.rfind("point,workload,command,param_side,param_kind,kernel,", 0), 0u);
+  for (const char* line : {"\n2,sweeping,compare,2,x,k,", "\n4,sweeping,compare,4,x,k,", "\n8,sweeping,compare,8,x,k,"})
+    EXPECT_NE(csv.find(line), std::string::npos) << line;
+  const auto j = nlohmann::json::parse(slurp(tmp.str() + "/s.json"));
+  ASSERT_EQ(j.at("sweep").size(), 3u);
+  EXPECT_EQ(j.at("sweep")[1].at("point"), "4");
+  EXPECT_EQ(j.at("sweep")[1].at("report").at("results")[0].at("checked"), false);
+  EXPECT_EQ(j.at("sweep")[2].at("report").at("parameters").at("side"), 8);
+}
+
 }  // namespace
