@@ -22,7 +22,7 @@ function(tessera_sweep_test name rows points png)
   set_tests_properties(cli_${name} PROPERTIES ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2"
     SKIP_REGULAR_EXPRESSION "no CUDA device is visible;needs python3 with matplotlib")
 endfunction()
-tessera_sweep_test(tsm_sweep 6 "1;3;8x5" "" compare tsm --sweep --sides 1,3,8x5 --k 1031
+tessera_sweep_test(tsm_sweep 8 "1;3;4;8x5" "" compare tsm --sweep --sides 1,3-4,8x5 --k 1031
   --variants serial-reference,kokkos@Serial --repeats 1 --warmup 0 --no-roofline --quiet)
 tessera_sweep_test(tsm_sweep_png 4 "2;5" "--png;${CMAKE_CURRENT_BINARY_DIR}/cli_out/tsm_sweep_png/s.png" compare tsm
   --sweep --sides 2,5 --kernel tsmm --type z --k 999 --variants serial-reference,kokkos@Serial --repeats 1 --warmup 0
@@ -33,6 +33,7 @@ tessera_cli_test(tsm_sweep_sets_m 2 "--sweep sets M and N" compare tsm --sweep -
 tessera_cli_test(tsm_sides_alone 2 "--sides goes with --sweep" compare tsm --sides 4)
 tessera_cli_test(tsm_sides_range 2 "--sides: '65' is not M or MxN" compare tsm --sweep --sides 4,65)
 tessera_cli_test(tsm_sides_shape 2 "--sides: '3x' is not M or MxN" compare tsm --sweep --sides 3x)
+tessera_cli_test(tsm_sides_range_order 2 "--sides: '9-4' is not a range A-B" compare tsm --sweep --sides 9-4)
 tessera_cli_test(tsm_sweep_run 2 "--sweep goes with 'tessera compare'" run tsm --sweep)
 tessera_cli_test(tsm_sweep_h5 2 "--h5" compare tsm --sweep --h5 ${_out}/sweep.h5)
 tessera_cli_test(tsm_png_alone 2 "--png draws a sweep" compare tsm --png ${_out}/x.png)

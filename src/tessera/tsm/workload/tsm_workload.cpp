@@ -119,8 +119,8 @@ class TsmWorkload final : public driver::Workload {
             {"sweep", "", "",
              "compare: one problem per side (--sides), K = 2^29 / M (double) or 2^28 / M (complex), so the tall "
              "operands hold 8 GiB, unless --k; one table, --csv / --json / --png over every point"},
-            {"sides", "LIST", "", "the sweep's sides: M (M = N) or MxN, comma-separated (default 1..64); MxN takes "
-             "K = 2^30 / (M + N) (2^29 complex)"},
+            {"sides", "LIST", "", "the sweep's sides: M (M = N), A-B (M = N from A to B) or MxN, comma-separated "
+             "(default 1-64); MxN takes K = 2^30 / (M + N) (2^29 complex)"},
             {"no-validate", "", "",
              "time only: no reference, rows are not checked (for kernels run with a switch that makes their "
              "results wrong on purpose, e.g. TESSERA_TSM_SKIP_GLOBAL_REDUCTION=1)"}};
@@ -289,7 +289,7 @@ class TsmWorkload final : public driver::Workload {
     k0_ = k_ / P * r + std::min(r, k_ % P);
     kl_ = k_ / P + (r < k_ % P ? 1 : 0);
   }
-  // "1,8,3x17" -> (1, 1), (8, 8), (3, 17); empty: M = N = 1..64.
+  // "1,8,3x17,20-22" -> (1, 1), (8, 8), (3, 17), (20, 20), (21, 21), (22, 22); empty: M = N = 1..64.
   static std::vector<std::pair<int, int>> parse_sides(const std::string& list) {
     std::vector<std::pair<int, int>> out;
     if (list.empty()) {
@@ -303,6 +303,15 @@ class TsmWorkload final : public driver::Workload {
                  : 0;
     };
     for (const auto& item : driver::split_list(list)) {
+      const auto dash = item.find('-');
+      if (dash != std::string::npos) {  // A-B: M = N from A to B
+        const int a = side(item.substr(0, dash)), b = side(item.substr(dash + 1));
+        if (a == 0 || b < a)
+          throw UsageError("--sides: '" + item + "' is not a range A-B with 1 <= A <= B <= " +
+                           std::to_string(max_skinny));
+        for (int m = a; m <= b; ++m) out.emplace_back(m, m);
+        continue;
+      }
       const auto x = item.find('x');
       const int m = side(item.substr(0, x)), n = x == std::string::npos ? m : side(item.substr(x + 1));
       if (m == 0 || n == 0)
