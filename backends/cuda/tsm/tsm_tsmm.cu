@@ -221,14 +221,18 @@ struct AlphaC {
 // offsets and the guards are compile-time (the square shapes 40..64: 1-4%
 // faster than run-time counts; at 32 the run-time kernel's 126 registers keep
 // two blocks an SM, the exact one's 188 one, and both run alike).
-// StageOut (odd N from 11): a warp puts its 16 rows of B in its own shared
-// buffer and writes them back in consecutive elements, whole 32-byte sectors
-// a store. The fragment stores write a row's 8-column pieces in 8-byte halves
-// from two instructions at odd N, where rows are 8-byte aligned; odd M = N in
-// 11..31 ran 1.3-1.6x the time of their even neighbours. Staged: 1.19-1.50x
-// at odd 11..31 but 17 (1.04x), 1.01-1.21x at 33..57, 0.98x at 63; slower
-// at 9 (0.84x) and at even N not a multiple of 4 (0.85-0.99x), which keep
-// the fragment stores (an H200, same-process probe).
+// StageOut (odd N from 11, N = 2 mod 4 from 14; tsmm_mma16_stage_out): a
+// warp puts its 16 rows of B in its own shared buffer and writes them back in
+// consecutive elements, whole 32-byte sectors a store. The fragment stores
+// write a row's 8-column pieces in 8-byte halves from two instructions at odd
+// N, where rows are 8-byte aligned; odd M = N in 11..31 ran 1.3-1.6x the time
+// of their even neighbours. Staged: 1.19-1.50x at odd 11..31 but 17 (1.04x),
+// 1.01-1.21x at 33..57, 0.98x at 63; slower at 9 (0.84x) (an H200,
+// same-process probe). At N = 2 mod 4 a row is 16 bytes off a sector at every
+// other row, so a quarter warp's 64-byte piece spans three sectors: staged,
+// 1.06x at 14 and 1.10-1.16x at 26..54 (A staged) once the fitted carve-out
+// and the row tickets were in (0.85-0.99x before them); slower at 6 and 10,
+// and at 18 and 22 unless A is staged too (0.95x alone, 1.07x both).
 // StagesA > 0 (M not a multiple of 8, tsmm_mma16_stage_a): A reaches the
 // warp by cp.async in whole sectors into StagesA shared buffers of its own,
 // and the fragments are read from there. The register kernel loads such A in
@@ -449,20 +453,34 @@ __global__ void __launch_bounds__(Threads, Threads == 256 ? 2 : 1)
 
 // A through shared memory in the m16n8k4 kernel (StagesA): at M not a
 // multiple of 8, odd from 11 and even from 26, where it ran 1.03-1.40x the
-// register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18). From M = 33 in
+// register loads on an H200 (0.93-0.97x at 9, 10, 14 and 18), and at 18 and
+// 22, where with B staged too it ran 1.10-1.13x B staged alone (the sweep of
+// 2026-11-30 in docs/perf/tsm.md; 14 and 10 0.97x and 1.02x). From M = 33 in
 // blocks of 12 warps (at most 167 registers, one block an SM): 1.08-1.17x two
 // blocks of 8 at 33..39, 1.13-1.45x one of 8 at 41..63, where the stages'
 // shared memory leaves room for no second block. (Three blocks of 8 an SM at
 // M, N <= 16, 85 registers: 0.90-0.97x.)
 constexpr int kTsmmStagesA = 2;
-inline bool tsmm_mma16_stage_a(int M) { return M % 8 != 0 && M >= (M % 2 == 1 ? 11 : 26); }
+// Benchmark knobs: TESSERA_TSM_STAGE_A = 0 keeps A in registers everywhere, 2 stages it at every M not a
+// multiple of 8; TESSERA_TSM_STAGE_OUT = 0 never stages B's rows, 2 stages them at every N not a multiple of 4
+// from 5. Unset or 1: the defaults.
+inline bool tsmm_mma16_stage_a(int M) {
+  static const long mode = env_integer("TESSERA_TSM_STAGE_A", 0, 2).value_or(1);
+  if (M % 8 == 0 || mode == 0) return false;
+  return mode == 2 || M >= (M % 2 == 1 ? 11 : M % 4 == 2 ? 18 : 26);
+}
+inline bool tsmm_mma16_stage_out(int N) {
+  static const long mode = env_integer("TESSERA_TSM_STAGE_OUT", 0, 2).value_or(1);
+  if (N % 4 == 0 || mode == 0) return false;
+  return N >= (mode == 2 ? 5 : N % 2 == 1 ? 11 : 14);
+}
 
 template <int MaxU, int MaxNT, bool Exact = false>
 void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, AlphaC alpha, const double* A, Index lda,
                           const double* C, Index ldcr, Index ldcc, double beta, double* B, Index ldb) {
   const bool vec_a = reinterpret_cast<std::uintptr_t>(A) % 16 == 0 && lda % 2 == 0;
   const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
-  const bool stage = !Exact && N % 2 == 1 && N >= 11;  // (exact shapes are multiples of 8)
+  const bool stage = !Exact && tsmm_mma16_stage_out(N);  // (exact shapes are multiples of 8)
   const bool stage_a = !Exact && tsmm_mma16_stage_a(M);
   const bool wide_a = stage_a && MaxU == 8 && M > 32;
   const int threads = wide_a ? 384 : 256, warps = threads / 32;

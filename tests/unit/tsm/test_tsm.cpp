@@ -242,18 +242,20 @@ void check_native_tsmm_many_rows(std::initializer_list<std::tuple<int, int, int>
     }
 }
 
-// Native TSMM at odd N from 11 writes B through each warp's shared buffer:
-// many row blocks a warp, a last block of fewer than 16 rows, packed rows
-// (16-byte pieces), column blocks with odd and even row strides, beta = 0
-// with NaN in the output; every staged kernel size (units x tiles 2..8).
-TYPED_TEST(Tsm, NativeTsmmOddWidthsManyRows) {
+// Native TSMM at odd N from 11 and at N = 2 mod 4 from 14 writes B through
+// each warp's shared buffer: many row blocks a warp, a last block of fewer
+// than 16 rows, packed rows (16-byte pieces), column blocks with odd and even
+// row strides, beta = 0 with NaN in the output; every staged kernel size
+// (units x tiles 2..8), with A in registers and staged (18 x 22, 50 x 14).
+TYPED_TEST(Tsm, NativeTsmmStagedBManyRows) {
   if constexpr (tessera::is_device_space_v<TypeParam>)
     check_native_tsmm_many_rows<TypeParam>({{13, 13, 400009}, {31, 31, 200003}, {20, 25, 200003}, {9, 63, 100003},
-                                            {64, 11, 200003}, {33, 47, 100003}},
+                                            {64, 11, 200003}, {33, 47, 100003}, {14, 14, 300007}, {18, 22, 200003},
+                                            {50, 14, 100003}, {8, 54, 100003}},
                                            tessera::test::fresh_seed());
 }
 
-// Native TSMM at M not a multiple of 8 (odd from 11, even from 26) takes A
+// Native TSMM at M not a multiple of 8 (odd from 11, 2 mod 4 from 18, 4 mod 8 from 28) takes A
 // through cp.async stages in each warp's shared memory: odd and even M, units
 // of A with and without the swapped 16-byte pairs (even and odd ceil(M / 8)),
 // blocks of 8 and of 12 warps (M above 32), with and without B staged (odd and
