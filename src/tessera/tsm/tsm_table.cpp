@@ -42,8 +42,9 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // warp tiles 2 and 4 trade places between runs at 20..64: near ties.)
   NativeConfig c;
   const int d = std::max(M, N), s = std::min(M, N);
-  if (tsmttsm && d <= 2) {
-    c.tile = complex ? 1 : d;
+  if (tsmttsm && (d <= 2 || (!complex && M == 3 && N == 3))) {
+    // (Double 3 x 3 in 4 x 4 register tiles: 1.20x `mma 1` on an H200, 2026-11-30, 93% of the read roof.)
+    c.tile = complex ? 1 : d == 3 ? 4 : d;
   } else if (tsmttsm && M != N && s <= 3 && !(complex && s > 1 && d > 16 && d <= 24)) {
     // A thin side (1 x 64, 3 x 17, 64 x 1): the wider side's warp tiles would be mostly padding (an H200,
     // 2026-11-30, every configuration at 45 such shapes: these choices are best or within 5%; the wider side's
@@ -64,6 +65,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a tie at
     // 28).
     c = default_config(true, false, 2 * M, 2 * N);
+    if (2 * N == 32) c.tiles = 0;  // (double's strips at N = 32 are not measured here)
     c.real = 1;
   } else if (tsmttsm && complex) {
     // Warps of one 8 x 8 tile also from 13 to 16 (an H200, 2026-11-29, with four real products a tile: 1.06x
@@ -78,10 +80,13 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     }
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
-    c.stages = d > 12 ? 3 : 0;
+    // Staged from 16 (an H200, 2026-11-30, `tune tsm` at 8 GiB then `compare`: unstaged 1.11x, 1.14x, 1.26x at
+    // 13, 14, 15, 99-102% of the read roof).
+    c.stages = d >= 16 ? 3 : 0;
     // N in 33..48: warps of 16 rows across N (an H200, 2026-11-29: 1.15-1.21x
-    // the 16 x 16 warps at M = N = 36..48, 1.17x at 24 x 48).
-    if (c.mma == 2 && N > 32) c.tiles = (N + 7) / 8;
+    // the 16 x 16 warps at M = N = 36..48, 1.17x at 24 x 48); at N = 32 from
+    // M = 32 strips of 5 tiles (an H200, 2026-11-30: 1.08x at M = N = 32).
+    if (c.mma == 2 && (N > 32 || (N == 32 && M >= 32))) c.tiles = std::max(5, (N + 7) / 8);
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
   } else if (complex && M == 3 && N == 3) {
