@@ -31,7 +31,7 @@ int mma_warps(int M, int N, int wt) {
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // The H100's choices (`tessera tune tsm`, M = N, 2026-11-25, with the
   // m16n8k4 pairs of tensor-core tiles; complex 2026-11-28), by the wider
-  // operand: register tiles only at 1..2; from 3 the tensor-core kernels,
+  // operand: register tiles only at 1..2 (and double 3 x 3, an H200); from 3 the tensor-core kernels,
   // fragments straight from global memory while few warps hold C, the
   // cp.async stages once the accumulators leave few registers for loads.
   // TSMM: the register kernel (in double its compile-time form,
