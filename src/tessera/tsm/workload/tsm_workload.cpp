@@ -296,11 +296,10 @@ class TsmWorkload final : public driver::Workload {
       for (int m = 1; m <= max_skinny; ++m) out.emplace_back(m, m);
       return out;
     }
-    auto side = [](const std::string& t) {  // 1..64, digits only
-      return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos &&
-                     std::stoi(t) >= 1 && std::stoi(t) <= max_skinny
-                 ? std::stoi(t)
-                 : 0;
+    auto side = [](const std::string& t) {  // 1..64, digits only; else 0
+      if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string::npos) return 0;
+      const int v = std::stoi(t);
+      return v >= 1 && v <= max_skinny ? v : 0;
     };
     for (const auto& item : driver::split_list(list)) {
       const auto dash = item.find('-');
