@@ -482,7 +482,9 @@ void launch_tsmm_mma16_as(cudaStream_t stream, int M, int N, Index K, AlphaC alp
   const bool aligned_b = reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
   const bool stage = !Exact && tsmm_mma16_stage_out(N);  // (exact shapes are multiples of 8)
   const bool stage_a = !Exact && tsmm_mma16_stage_a(M);
-  const bool wide_a = stage_a && MaxU == 8 && M > 32;
+  // (TESSERA_TSM_WIDE_A = 0, benchmarks: blocks of 8 warps there too.)
+  static const bool wide_ok = !env_switched_off("TESSERA_TSM_WIDE_A");
+  const bool wide_a = wide_ok && stage_a && MaxU == 8 && M > 32;
   const int threads = wide_a ? 384 : 256, warps = threads / 32;
   // Staged rows take 16-byte pieces when the run of rows starts 16-byte aligned; the fragment stores need
   // every row so.
