@@ -353,7 +353,6 @@ TEST(Cli, AValidationFailureExitsOne) {
   EXPECT_NE(out.str().find("FAILED"), std::string::npos);
 }
 
-
 // A workload of three problems (`compare --sweep`): the variant's time is
 // the point's side, the last point's row fails validation, rows of the
 // second are timed only.

@@ -845,8 +845,9 @@ TsmWorkload::Tuned TsmWorkload::tune_shape(bool tt, int m, long long K, int repe
   std::vector<NativeConfig> cands;
   for (const auto& nc : compiled_configs(tt, z))
     if (config_usable(tt, z, m, m, nc)) cands.push_back(nc);
-  const std::string default_name = config_name(tt, default_config(tt, z, m, m));
-  Tuned best{default_config(tt, z, m, m), std::numeric_limits<double>::infinity(), 0.0};
+  const NativeConfig fallback = default_config(tt, z, m, m);
+  const std::string default_name = config_name(tt, fallback);
+  Tuned best{fallback, std::numeric_limits<double>::infinity(), 0.0};
   for (const auto& c : cands) {
     TableEntry e;
     e.tsmttsm = tt;
