@@ -220,7 +220,7 @@ inline Index launch_grid(Index want, int per_sm) {
 }
 
 // The grid of the TSMM kernels whose blocks set up little (alpha C of at
-// most 64 elements, or in registers): every block `want`, each one pass over
+// most 100 elements, or in registers): every block `want`, each one pass over
 // its rows. On an H200 these ran 1.11-1.44x their persistent launch (complex
 // 1 x 1, 2 x 2, 3 x 17, 1 x 16, 1 x 64; double M = N <= 4 and 3 x 17; why is
 // open: docs/perf/tsm.md, "TSMM in one pass"). TESSERA_TSM_SINGLE_PASS = 0

@@ -551,35 +551,56 @@ inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, AlphaC
 // shared memory so that each lane holds its pair's rows, and the lane's N
 // words of B go back the same way, to coalesced 16-byte stores (lane-strided
 // 16-byte loads and stores straight from registers measured 15% (2 x 2) to
-// 3.3x (3 x 17) slower on the H100). alpha C in registers. Rows past the last whole chunk are
-// done one per lane by the first warp.
+// 3.3x (3 x 17) slower on the H100). alpha C in registers, or (CS) in the
+// block's shared memory, read as broadcasts, where its M N doubles would cost
+// the registers of more warps. Rows past the last whole chunk are done one
+// per lane by the first warp.
 template <int M, int N>
 struct SmallTsmm {
   static constexpr int SA = M % 2 ? M : M + 1;  // odd strides in 16-byte words: no bank conflicts
   static constexpr int SB = N % 2 ? N : N + 1;
   static constexpr int words = 32 * (SA > SB ? SA : SB);  // 16-byte words of shared memory per warp
+  static constexpr int c_words = (M * N + 1) / 2;         // alpha C's (CS) ahead of the warps'
 };
 
-template <int M, int N>
+template <int M, int N, bool CS>
 __global__ void __launch_bounds__(256)
     tsmm_small_kernel(Index K, const double* __restrict__ A, const double* __restrict__ C, Index ldcr, Index ldcc,
                       double alpha, double beta, double* B) {
   using S = SmallTsmm<M, N>;
   extern __shared__ double2 stage_raw[];
   const int lane = threadIdx.x % 32;
-  double2* ws = stage_raw + (threadIdx.x / 32) * S::words;
-  double c[M][N];
+  double2* ws = stage_raw + (CS ? S::c_words : 0) + (threadIdx.x / 32) * S::words;
+  // (Read through volatile: loaded where used, not hoisted out of the loop into the registers saved.)
+  volatile double* cs = reinterpret_cast<double*>(stage_raw);
+  double c[CS ? 1 : M][CS ? 1 : N];
+  if constexpr (CS) {
+    for (int i = threadIdx.x; i < M * N; i += blockDim.x) cs[i] = alpha * __ldg(C + (i / N) * ldcr + (i % N) * ldcc);
+    __syncthreads();
+  } else {
 #pragma unroll
-  for (int m = 0; m < M; ++m)
+    for (int m = 0; m < M; ++m)
 #pragma unroll
-    for (int n = 0; n < N; ++n) c[m][n] = alpha * __ldg(C + m * ldcr + n * ldcc);
-  auto row_out = [&](const double* x, double* y) {
+      for (int n = 0; n < N; ++n) c[m][n] = alpha * __ldg(C + m * ldcr + n * ldcc);
+  }
+  auto cv = [&](int m, int n) {
+    if constexpr (CS) return double(cs[m * N + n]);
+    else return c[m][n];
+  };
+  // R rows of x (stride M) to R rows of y (stride N); each alpha C element read once for the R rows.
+  auto rows_out = [&](auto rows, const double* x, double* y) {
+    constexpr int R = decltype(rows)::value;
 #pragma unroll
     for (int n = 0; n < N; ++n) {
-      double v = 0;
+      double v[R] = {};
 #pragma unroll
-      for (int m = 0; m < M; ++m) v += x[m] * c[m][n];
-      y[n] = v;
+      for (int m = 0; m < M; ++m) {
+        const double w = cv(m, n);
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[r] += x[r * M + m] * w;
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) y[r * N + n] = v[r];
     }
   };
   const Index chunks = K / 64, warps = Index(gridDim.x) * (blockDim.x / 32);
@@ -587,7 +608,7 @@ __global__ void __launch_bounds__(256)
   if (w0 == 0)  // the rows past the whole chunks, one per lane
     for (Index r = chunks * 64 + lane; r < K; r += 32) {
       double y[N];
-      row_out(A + r * M, y);
+      rows_out(std::integral_constant<int, 1>{}, A + r * M, y);
 #pragma unroll
       for (int n = 0; n < N; ++n) B[r * N + n] = beta == 0.0 ? y[n] : y[n] + beta * B[r * N + n];
     }
@@ -623,8 +644,7 @@ __global__ void __launch_bounds__(256)
       }
       __syncwarp();
     }
-    row_out(a, y);
-    row_out(a + M, y + N);
+    rows_out(std::integral_constant<int, 2>{}, a, y);
     if constexpr (N > 1) {
 #pragma unroll
       for (int j = 0; j < N; ++j) ws[lane * S::SB + j] = make_double2(y[2 * j], y[2 * j + 1]);
@@ -650,18 +670,32 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <int M, int N>
+// Benchmark knobs: TESSERA_TSM_SMALL_THREADS = threads a block (32..256 by 32; default 256 below M = 5, else
+// 128); TESSERA_TSM_SMALL_C = 0 keeps alpha C in registers, 2 in shared memory, at every small shape (unset or
+// 1: the default, shared memory at M = N >= 7).
+template <int M, int N, bool CS>
 void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* C, Index ldcr,
                           Index ldcc, double beta, double* B) {
-  const int threads = 256;
-  const std::size_t smem = std::size_t(threads / 32) * SmallTsmm<M, N>::words * sizeof(double2);
-  auto kernel = tsmm_small_kernel<M, N>;
+  static const int threads =
+      int(env_integer("TESSERA_TSM_SMALL_THREADS", 32, 256).value_or(M >= 5 ? 128 : 256)) / 32 * 32;
+  using S = SmallTsmm<M, N>;
+  const std::size_t smem = (std::size_t(threads / 32) * S::words + (CS ? S::c_words : 0)) * sizeof(double2);
+  auto kernel = tsmm_small_kernel<M, N, CS>;
   const int per_sm = resident_blocks(kernel, threads, smem);
   // At least two chunks a warp, so that the leap-frog has a next chunk.
   const Index want = (K / 64 + 2 * (threads / 32) - 1) / (2 * (threads / 32));
   const Index grid = single_pass_grid(want, per_sm);
   kernel<<<unsigned(grid), threads, smem, stream>>>(K, A, C, ldcr, ldcc, alpha, beta, B);
   check(cudaGetLastError(), "tsmm (small shape) launch");
+}
+template <int M, int N>
+void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* C, Index ldcr,
+                          Index ldcc, double beta, double* B) {
+  static const long mode = env_integer("TESSERA_TSM_SMALL_C", 0, 2).value_or(1);
+  if (mode == 2 || (mode == 1 && M == N && M >= 7))
+    launch_tsmm_small_as<M, N, true>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else
+    launch_tsmm_small_as<M, N, false>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
 }
 
 // Runs the compile-time kernel when the shape has one and the rows are
@@ -671,11 +705,19 @@ inline bool launch_tsmm_small(cudaStream_t stream, int M, int N, Index K, double
   if (!tsm::tsmm_small_shape(M, N) || lda != M || ldb != N || reinterpret_cast<std::uintptr_t>(A) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
     return false;
-  if (M == 1) launch_tsmm_small_as<1, 1>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
-  else if (M == 2) launch_tsmm_small_as<2, 2>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
-  else if (M == 4) launch_tsmm_small_as<4, 4>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
-  else if (N == 3) launch_tsmm_small_as<3, 3>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
-  else launch_tsmm_small_as<3, 17>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  switch (N == 17 ? 17 : M) {
+    case 1: launch_tsmm_small_as<1, 1>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 2: launch_tsmm_small_as<2, 2>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 3: launch_tsmm_small_as<3, 3>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 4: launch_tsmm_small_as<4, 4>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 5: launch_tsmm_small_as<5, 5>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 6: launch_tsmm_small_as<6, 6>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 7: launch_tsmm_small_as<7, 7>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 8: launch_tsmm_small_as<8, 8>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 9: launch_tsmm_small_as<9, 9>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 10: launch_tsmm_small_as<10, 10>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    default: launch_tsmm_small_as<3, 17>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+  }
   return true;
 }
 
@@ -757,7 +799,7 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
   if (!tsmttsm && !complex && c.outputs == 1 && tsm::tsmm_small_shape(M, N))
     return "tsmm " + std::to_string(M) + "x" + std::to_string(N) +
            " at compile time (contiguous rows), 32 row pairs a warp transposed through shared memory (coalesced "
-           "16-byte loads and stores), alpha C in registers";
+           "16-byte loads and stores), alpha C " + (M == N && M >= 7 ? "in shared memory" : "in registers");
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +

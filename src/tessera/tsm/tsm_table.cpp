@@ -35,7 +35,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // fragments straight from global memory while few warps hold C, the
   // cp.async stages once the accumulators leave few registers for loads.
   // TSMM: the register kernel (in double its compile-time form,
-  // tsmm_small_shape) at M = N <= 4 and 3 x 17, else the m16n8k4 kernel;
+  // tsmm_small_shape) at M = N <= 10 and 3 x 17 (5..10 an H200, 2026-11-30), else the m16n8k4 kernel;
   // complex the register kernel where M <= 3 and M N <= 64 (at M = N = 3 the real product of 6 x 6), else
   // m16n8k4 with four real products, two column tiles a warp below 20 and four (two units of A a step) from
   // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
