@@ -279,7 +279,7 @@ class TsmWorkload final : public driver::Workload {
   enum class Call { portable, api, cublas, cublaslt, kokkosblas };
 #if TESSERA_HAS_CUDA_NATIVE
   struct Tuned {
-    NativeConfig best;
+    NativeConfig best, fallback;       // fallback: the built-in default
     double best_s = 0, default_s = 0;  // default_s: 0 where the default is no compiled candidate
   };
   template <class T>
@@ -806,7 +806,7 @@ void TsmWorkload::tune(const Options& opts, Progress& progress, std::ostream& ou
         entries.push_back(e);
         // The built-in default beside the winner: where they differ, how much a table entry would gain.
         out << kernel << " " << type << " M = N = " << m << ": " << config_name(tt, best) << ", " << t.best_s * 1e3
-            << " ms at K = " << K << "; default " << config_name(tt, default_config(tt, z, m, m));
+            << " ms at K = " << K << "; default " << config_name(tt, t.fallback);
         if (t.default_s > 0) out << ", " << t.default_s * 1e3 << " ms (" << t.default_s / t.best_s << "x)";
         out << "\n";
         progress.update("tune tsm", ++done, total);
@@ -847,7 +847,7 @@ TsmWorkload::Tuned TsmWorkload::tune_shape(bool tt, int m, long long K, int repe
     if (config_usable(tt, z, m, m, nc)) cands.push_back(nc);
   const NativeConfig fallback = default_config(tt, z, m, m);
   const std::string default_name = config_name(tt, fallback);
-  Tuned best{fallback, std::numeric_limits<double>::infinity(), 0.0};
+  Tuned best{fallback, fallback, std::numeric_limits<double>::infinity(), 0.0};
   for (const auto& c : cands) {
     TableEntry e;
     e.tsmttsm = tt;
