@@ -587,20 +587,14 @@ __global__ void __launch_bounds__(256)
     if constexpr (CS) return double(cs[m * N + n]);
     else return c[m][n];
   };
-  // R rows of x (stride M) to R rows of y (stride N); each alpha C element read once for the R rows.
-  auto rows_out = [&](auto rows, const double* x, double* y) {
-    constexpr int R = decltype(rows)::value;
+  // One row x to one row y (the rows past the whole chunks).
+  auto row_out = [&](const double* x, double* y) {
 #pragma unroll
     for (int n = 0; n < N; ++n) {
-      double v[R] = {};
+      double v = 0;
 #pragma unroll
-      for (int m = 0; m < M; ++m) {
-        const double w = cv(m, n);
-#pragma unroll
-        for (int r = 0; r < R; ++r) v[r] += x[r * M + m] * w;
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r) y[r * N + n] = v[r];
+      for (int m = 0; m < M; ++m) v += x[m] * cv(m, n);
+      y[n] = v;
     }
   };
   const Index chunks = K / 64, warps = Index(gridDim.x) * (blockDim.x / 32);
@@ -608,7 +602,7 @@ __global__ void __launch_bounds__(256)
   if (w0 == 0)  // the rows past the whole chunks, one per lane
     for (Index r = chunks * 64 + lane; r < K; r += 32) {
       double y[N];
-      rows_out(std::integral_constant<int, 1>{}, A + r * M, y);
+      row_out(A + r * M, y);
 #pragma unroll
       for (int n = 0; n < N; ++n) B[r * N + n] = beta == 0.0 ? y[n] : y[n] + beta * B[r * N + n];
     }
@@ -627,7 +621,7 @@ __global__ void __launch_bounds__(256)
       for (int i = 0; i < M; ++i) xn[i] = __ldg(A2 + next * 32 * M + i * 32 + lane);
     // Word f = 32 i + lane of the chunk is word f % M of pair f / M (with
     // M = 1 the lane's own: no staging).
-    double a[2 * M], y[2 * N];
+    double a[2 * M];
     if constexpr (M == 1) {
       a[0] = x[0].x, a[1] = x[0].y;
     } else {
@@ -644,12 +638,35 @@ __global__ void __launch_bounds__(256)
       }
       __syncwarp();
     }
-    rows_out(std::integral_constant<int, 2>{}, a, y);
-    if constexpr (N > 1) {
+    // The pair's 2N outputs (row 0's N, then row 1's), two columns of both
+    // rows at a time, each alpha C element read once; a 16-byte word goes to
+    // the warp buffer as soon as both its doubles are done, so that the 2N
+    // sums are never all live at once (11..16: 126-182 registers, not 255).
+    double y[2 * N];
 #pragma unroll
-      for (int j = 0; j < N; ++j) ws[lane * S::SB + j] = make_double2(y[2 * j], y[2 * j + 1]);
-      __syncwarp();
+    for (int n = 0; n < N; n += 2) {
+      const int w = n + 1 < N ? 2 : 1;  // columns in this step
+      double v[2][2] = {};
+#pragma unroll
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int q = 0; q < w; ++q) {
+          const double cm = cv(m, n + q);
+          v[0][q] += a[m] * cm;
+          v[1][q] += a[M + m] * cm;
+        }
+#pragma unroll
+      for (int q = 0; q < w; ++q) y[n + q] = v[0][q], y[N + n + q] = v[1][q];
+      if constexpr (N > 1) {
+        // Output e (row e / N, column e % N) is done once `cols` columns are.
+        auto done = [](int e, int cols) { return e % N < cols; };
+#pragma unroll
+        for (int j = 0; j < N; ++j)
+          if (done(2 * j, n + w) && done(2 * j + 1, n + w) && !(done(2 * j, n) && done(2 * j + 1, n)))
+            ws[lane * S::SB + j] = make_double2(y[2 * j], y[2 * j + 1]);
+      }
     }
+    if constexpr (N > 1) __syncwarp();
 #pragma unroll
     for (int j = 0; j < N; ++j) {
       const int f = j * 32 + lane;
@@ -696,7 +713,10 @@ template <int M, int N>
 void launch_tsmm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* C, Index ldcr,
                           Index ldcc, double beta, double* B) {
   static const long mode = env_integer("TESSERA_TSM_SMALL_C", 0, 2).value_or(1);
-  if (mode == 2 || (mode == 1 && tsmm_small_c_shared(M, N)))
+  // Past 10 x 10 alpha C would not fit in registers: only the shared-memory form is compiled.
+  if constexpr (M * N > 100)
+    launch_tsmm_small_as<M, N, true>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
+  else if (mode == 2 || (mode == 1 && tsmm_small_c_shared(M, N)))
     launch_tsmm_small_as<M, N, true>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
   else
     launch_tsmm_small_as<M, N, false>(stream, K, alpha, A, C, ldcr, ldcc, beta, B);
@@ -720,6 +740,11 @@ inline bool launch_tsmm_small(cudaStream_t stream, int M, int N, Index K, double
     case 8: launch_tsmm_small_as<8, 8>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
     case 9: launch_tsmm_small_as<9, 9>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
     case 10: launch_tsmm_small_as<10, 10>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 11: launch_tsmm_small_as<11, 11>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 12: launch_tsmm_small_as<12, 12>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 13: launch_tsmm_small_as<13, 13>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 14: launch_tsmm_small_as<14, 14>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
+    case 15: launch_tsmm_small_as<15, 15>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
     default: launch_tsmm_small_as<3, 17>(stream, K, alpha, A, C, ldcr, ldcc, beta, B); break;
   }
   return true;
@@ -756,6 +781,9 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.outputs == 1 && launch_tsmm_small(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb)) return;
+    // Rows the compile-time kernel does not take, where alpha C is too big for the register kernel's single pass.
+    if (c.outputs == 1 && !tsm::tsmm_single_pass(M, N))
+      return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   } else if (c.real == 1) {
     return launch_tsmm_real(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   } else if (c.mma == 2) {
@@ -806,6 +834,10 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
            "16-byte loads and stores), alpha C " +
            (tsm_detail::tsmm_small_c_shared(M, N) ? "in shared memory" : "in registers");
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
+  if (tsmttsm && !complex && c.mma == 0 && c.tile == 1 && tsm::tsmttsm_small_shape(M, N))
+    return "tsmttsm " + std::to_string(M) + "x" + std::to_string(N) +
+           " at compile time (contiguous rows), 32 row pairs a warp through cp.async stages in shared memory, two "
+           "lanes a pair, sums in registers, shared-memory block sum";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +
            ", leap-frog, shared-memory block sum";

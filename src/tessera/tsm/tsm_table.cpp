@@ -35,7 +35,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // fragments straight from global memory while few warps hold C, the
   // cp.async stages once the accumulators leave few registers for loads.
   // TSMM: the register kernel (in double its compile-time form,
-  // tsmm_small_shape) at M = N <= 10 and 3 x 17 (5..10 an H200, 2026-11-30), else the m16n8k4 kernel;
+  // tsmm_small_shape) at M = N <= 15 and 3 x 17 (5..15 an H200, 2026-11-30 and 2026-12-01), else the m16n8k4 kernel;
   // complex the register kernel where M <= 3 and M N <= 64 (at M = N = 3 the real product of 6 x 6), else
   // m16n8k4 with four real products, two column tiles a warp below 20 and four (two units of A a step) from
   // 20 (an H200, 2026-11-28), A staged where it fits (below). (The tuned double TSMTTSM
@@ -78,6 +78,10 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
       c.mma = 1;
       c.tiles = (N + 7) / 8;
     }
+  } else if (tsmttsm && tsmttsm_small_shape(M, N)) {
+    // Double's compile-time kernel (an H200, 2026-12-01: 1.05x, 1.33x, 1.11x, 1.22x, 1.05x the tensor-core
+    // warps at 7, 9, 10, 11, 12; 0.95x at 8, not taken).
+    c.tile = 1;
   } else if (tsmttsm) {
     c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
     // Staged from 16 (an H200, 2026-11-30, `tune tsm` at 8 GiB then `compare`: unstaged 1.11x, 1.14x, 1.26x at

@@ -255,6 +255,32 @@ TYPED_TEST(Tsm, NativeTsmmStagedBManyRows) {
                                            tessera::test::fresh_seed());
 }
 
+// Native TSMTTSM, double, on its compile-time kernel ("tile 1" at tsmttsm_small_shape, forced through the
+// table at every compiled shape): no whole chunk of 64 rows (K = 3), a few (1031: rows left over for the first
+// warp), many a warp around the stage ring (200003), each with beta = 0 and NaN in C; column blocks and strided
+// rows (the register tile instead).
+TYPED_TEST(Tsm, NativeTsmttsmSmallShapes) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    using namespace tessera::tsm;
+    const auto seed = tessera::test::fresh_seed();
+    for (int M = 1; M <= 64; ++M) {
+      if (!tsmttsm_small_shape(M, M)) continue;
+      NativeConfig nc;
+      nc.tile = 1;
+      set_active_table(Table{"", {TableEntry{true, false, M, M, nc}}});
+      for (int K : {3, 1031, 200003})
+        for (Lay lay : {Lay::right, Lay::block, Lay::stride}) {
+          if (lay != Lay::right && K != 1031) continue;
+          Case c{M, M, K, false, lay};
+          check_tsmttsm<double, TypeParam, Public>(c, seed + 7 * M + K + int(lay));
+          c.zero_beta = true;
+          check_tsmttsm<double, TypeParam, Public>(c, seed + 7 * M + K + int(lay) + 1);
+        }
+    }
+    set_active_table(Table{});
+  }
+}
+
 // Native TSMM at M not a multiple of 8 (odd from 11, 2 mod 4 from 18, 4 mod 8 from 28) takes A
 // through cp.async stages in each warp's shared memory: odd and even M, units
 // of A with and without the swapped 16-byte pairs (even and odd ceil(M / 8)),

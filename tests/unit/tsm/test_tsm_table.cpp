@@ -235,7 +235,7 @@ TEST(TsmTable, SmallTsmmShapesTakeTheirCompiledKernel) {
   for (int m = 1; m <= 64; ++m)
     for (int n = 1; n <= 64; ++n) {
       const NativeConfig d = default_config(false, false, m, n);
-      const bool small = (m == n && m <= 10) || (m == 3 && n == 17);
+      const bool small = (m == n && m <= 15) || (m == 3 && n == 17);
       EXPECT_EQ(tsmm_small_shape(m, n), small) << m << "x" << n;
       EXPECT_EQ(d.outputs == 1 && d.mma == 0, small) << m << "x" << n;
       EXPECT_EQ(d.mma == 2, !small) << m << "x" << n;
