@@ -641,7 +641,7 @@ __global__ void __launch_bounds__(256)
     // The pair's 2N outputs (row 0's N, then row 1's), two columns of both
     // rows at a time, each alpha C element read once; a 16-byte word goes to
     // the warp buffer as soon as both its doubles are done, so that the 2N
-    // sums are never all live at once (11..16: 126-182 registers, not 255).
+    // sums are never all live at once (11..15: 128-174 registers).
     double y[2 * N];
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
@@ -781,8 +781,8 @@ void run(cudaStream_t stream, int M, int N, std::int64_t K, T alpha, const T* A,
     if (c.mma == 2) return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.mma == 1) return launch_tsmm_mma(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
     if (c.outputs == 1 && launch_tsmm_small(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb)) return;
-    // Rows the compile-time kernel does not take, where alpha C is too big for the register kernel's single pass.
-    if (c.outputs == 1 && !tsm::tsmm_single_pass(M, N))
+    // Rows the compile-time kernel does not take at its shapes past the register kernel's single pass (11..15).
+    if (c.outputs == 1 && tsm::tsmm_small_shape(M, N) && !tsm::tsmm_single_pass(M, N))
       return launch_tsmm_mma16(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
   } else if (c.real == 1) {
     return launch_tsmm_real(stream, M, N, K, alpha, A, lda, C, ldcr, ldcc, beta, B, ldb);
