@@ -29,6 +29,11 @@ namespace tessera::native_cuda::tsm_detail {
 
 using Index = std::int64_t;
 constexpr int kBlock = 256;
+
+// The stride, in 16-byte words, of a row pair of `words` words in a warp's
+// shared buffer: odd, so that lanes reading one pair each hit distinct banks
+// (the compile-time kernels of tsm_tsmm.cu and tsm_tsmttsm_d.cu).
+constexpr int odd_stride(int words) { return words % 2 ? words : words + 1; }
 using NativeConfigT = tsm::NativeConfig;
 
 inline void check(cudaError_t e, const char* what) {

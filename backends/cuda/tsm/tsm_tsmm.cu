@@ -557,8 +557,7 @@ inline void launch_tsmm_mma16(cudaStream_t stream, int M, int N, Index K, AlphaC
 // per lane by the first warp.
 template <int M, int N>
 struct SmallTsmm {
-  static constexpr int SA = M % 2 ? M : M + 1;  // odd strides in 16-byte words: no bank conflicts
-  static constexpr int SB = N % 2 ? N : N + 1;
+  static constexpr int SA = odd_stride(M), SB = odd_stride(N);
   static constexpr int words = 32 * (SA > SB ? SA : SB);  // 16-byte words of shared memory per warp
   static constexpr int c_words = (M * N + 1) / 2;         // alpha C's (CS) ahead of the warps'
 };

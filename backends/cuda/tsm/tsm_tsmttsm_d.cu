@@ -20,11 +20,17 @@ namespace {
 // product, one warp sum at the end. Rows past the whole chunks: two lanes a
 // row in the first warp. One atomic per element and block.
 template <int M, int N>
+struct SmallTsmttsm {
+  static constexpr int SA = odd_stride(M), SB = odd_stride(N);
+  static constexpr int stage_words = 32 * (SA + SB);  // a buffer: 32 pairs of rows of A, then of B
+};
+
+template <int M, int N>
 __global__ void __launch_bounds__(256)
     tsmttsm_small_kernel(Index K, int stages, double alpha, const double* __restrict__ A,
                          const double* __restrict__ B, double* C, Index ldcr, Index ldcc) {
-  constexpr int SA = M % 2 ? M : M + 1, SB = N % 2 ? N : N + 1;  // strides in 16-byte words
-  constexpr int stage_words = 32 * (SA + SB), MH = (M + 1) / 2;
+  constexpr int SA = SmallTsmttsm<M, N>::SA, SB = SmallTsmttsm<M, N>::SB;
+  constexpr int stage_words = SmallTsmttsm<M, N>::stage_words, MH = (M + 1) / 2;
   extern __shared__ double2 stage_raw[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
   const int h = lane % 2, m0 = h * MH;  // this lane's rows of C: m0 .. m0 + MH - 1 (below M)
@@ -126,8 +132,7 @@ template <int M, int N>
 void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* B, double* C,
                              Index ldcr, Index ldcc) {
   static const int stages = int(env_integer("TESSERA_TSM_SMALL_STAGES", 2, 4).value_or(3));
-  constexpr int stage_words = 32 * ((M % 2 ? M : M + 1) + (N % 2 ? N : N + 1));
-  const std::size_t warp_bytes = std::size_t(stages) * stage_words * sizeof(double2);
+  const std::size_t warp_bytes = std::size_t(stages) * SmallTsmttsm<M, N>::stage_words * sizeof(double2);
   // (at most the warps whose buffers fit in a block's 227 KiB)
   static const int warps = int(env_integer("TESSERA_TSM_SMALL_THREADS", 32, 256).value_or(128)) / 32;
   static const int threads = std::min<int>(warps, int(232448 / warp_bytes)) * 32;
@@ -187,7 +192,7 @@ void tsm_tsmttsm(cudaStream_t stream, bool, int M, int N, std::int64_t K, double
   auto c = config_for(true, false, M, N);
   if (c.mma == 0 && c.tile == 1 && tsm::tsmttsm_small_shape(M, N)) {
     if (launch_tsmttsm_small(stream, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc)) return;
-    c.tile = 0, c.mma = M <= 8 ? 1 : 2;  // other layouts: the tensor-core warps these sides had before
+    c = tsm::tsmttsm_double_warps(M, N);  // other layouts
   }
   if (c.stages > 0 && (c.mma == 1 || c.mma == 2 || c.mma == 4))
     return launch_staged_d(stream, c, M, N, K, alpha, A, lda, B, ldb, C, ldcr, ldcc);

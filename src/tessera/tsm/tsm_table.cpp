@@ -28,6 +28,20 @@ int mma_warps(int M, int N, int wt) {
 
 }  // namespace
 
+NativeConfig tsmttsm_double_warps(int M, int N) {
+  NativeConfig c;
+  const int d = std::max(M, N);
+  c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
+  // Staged from 16 (an H200, 2026-11-30, `tune tsm` at 8 GiB then `compare`: unstaged 1.11x, 1.14x, 1.26x at
+  // 13, 14, 15, 99-102% of the read roof).
+  c.stages = d >= 16 ? 3 : 0;
+  // N in 33..48: warps of 16 rows across N (an H200, 2026-11-29: 1.15-1.21x
+  // the 16 x 16 warps at M = N = 36..48, 1.17x at 24 x 48); at N = 32 from
+  // M = 32 strips of 5 tiles (an H200, 2026-11-30: 1.08x at M = N = 32).
+  if (c.mma == 2 && (N > 32 || (N == 32 && M >= 32))) c.tiles = std::max(5, (N + 7) / 8);
+  return c;
+}
+
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
   // The H100's choices (`tessera tune tsm`, M = N, 2026-11-25, with the
   // m16n8k4 pairs of tensor-core tiles; complex 2026-11-28), by the wider
@@ -83,14 +97,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // warps at 7, 9, 10, 11, 12; 0.95x at 8, not taken).
     c.tile = 1;
   } else if (tsmttsm) {
-    c.mma = d <= 8 ? 1 : d <= 16 ? 2 : d <= 28 ? 4 : d <= 48 ? 2 : 4;
-    // Staged from 16 (an H200, 2026-11-30, `tune tsm` at 8 GiB then `compare`: unstaged 1.11x, 1.14x, 1.26x at
-    // 13, 14, 15, 99-102% of the read roof).
-    c.stages = d >= 16 ? 3 : 0;
-    // N in 33..48: warps of 16 rows across N (an H200, 2026-11-29: 1.15-1.21x
-    // the 16 x 16 warps at M = N = 36..48, 1.17x at 24 x 48); at N = 32 from
-    // M = 32 strips of 5 tiles (an H200, 2026-11-30: 1.08x at M = N = 32).
-    if (c.mma == 2 && (N > 32 || (N == 32 && M >= 32))) c.tiles = std::max(5, (N + 7) / 8);
+    c = tsmttsm_double_warps(M, N);
   } else if (!complex && !tsmm_small_shape(M, N)) {
     c.mma = 2;
   } else if (complex && M == 3 && N == 3) {

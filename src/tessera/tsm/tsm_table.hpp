@@ -123,6 +123,8 @@ inline bool tsmm_z_stages_fit(int M, int stages) { return stages * tsmm_z_stage_
 
 // The shipped choice for a shape (M, N in 1..64).
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);
+// Double TSMTTSM's tensor-core warps for M x N (the default where no register tile or compile-time kernel is).
+NativeConfig tsmttsm_double_warps(int M, int N);
 // Whether this build has the kernel `c` names, and it fits the shape (a
 // block of 256 threads holds at least one thread per tile; the tensor-core
 // TSMTTSM's warps for one K slice fit a block of 512).
