@@ -8,62 +8,68 @@ namespace tessera::native_cuda {
 namespace tsm_detail {
 namespace {
 // TSMTTSM, double, the compile-time shapes (tsm::tsmttsm_small_shape; rows
-// contiguous, 16-byte aligned). A warp takes 32 pairs of rows of A and B at a
-// time: each lane copies 16-byte words of them by cp.async into one of the
-// warp's `stages` buffers (the next chunks in flight without registers),
-// every pair's words at an odd stride. Two lanes share a pair, each with half
-// of C's rows (MH of them) and all its columns: MH x N sums in registers
-// (all M x N, 2 M N registers, would not fit beside the rows at 9 and 10).
-// Lane 2q + h reads pair q's (then q + 16's) rows of A at columns h MH ...
-// (8-byte loads) and of B whole (16-byte loads), without bank conflicts, and
-// adds both rows' products: no shuffles and no shared-memory traffic per
-// product, one warp sum at the end. Rows past the whole chunks: two lanes a
-// row in the first warp. One atomic per element and block.
-template <int M, int N>
+// contiguous, 16-byte aligned). A warp takes P pairs of rows of A and B at a
+// time (a chunk): its lanes copy their 16-byte words by cp.async into one of
+// the warp's `stages` buffers (the next chunks in flight without registers),
+// every pair's words at an odd stride. G = GM x GN lanes share a pair, each
+// with a tile of MT rows and NT columns of C: MT x NT sums in registers (all
+// M x N would not fit beside the rows from 9). Lane G q + g reads pair q's
+// rows of A at columns gm MT ... and of B at columns gn NT ... (8-byte loads;
+// B's whole rows in 16-byte loads where GN = 1) and adds both rows'
+// products: no shuffles and no shared-memory traffic per product, one warp
+// sum at the end. Rows past the whole chunks: G lanes a row in the first
+// warp. One atomic per element and block.
+template <int M, int N, int GM, int GN, int P>
 struct SmallTsmttsm {
+  static constexpr int G = GM * GN, MT = (M + GM - 1) / GM, NT = (N + GN - 1) / GN;
+  static_assert(P * G % 32 == 0, "a chunk's pairs fill whole steps of the warp");
   static constexpr int SA = odd_stride(M), SB = odd_stride(N);
-  static constexpr int stage_words = 32 * (SA + SB);  // a buffer: 32 pairs of rows of A, then of B
+  static constexpr int stage_words = P * (SA + SB);  // a buffer: P pairs of rows of A, then of B
+  // Tiles past C's last column read past the last pair's rows of B: a pad after the buffers.
+  static constexpr int pad_words = (GN * NT - N + 1) / 2 + 1;
+  static_assert(2 * stage_words * 2 >= M * N, "two buffers of a warp hold its block-sum slot");
 };
 
-template <int M, int N>
+template <int M, int N, int GM, int GN, int P>
 __global__ void __launch_bounds__(256)
     tsmttsm_small_kernel(Index K, int stages, double alpha, const double* __restrict__ A,
                          const double* __restrict__ B, double* C, Index ldcr, Index ldcc) {
-  constexpr int SA = SmallTsmttsm<M, N>::SA, SB = SmallTsmttsm<M, N>::SB;
-  constexpr int stage_words = SmallTsmttsm<M, N>::stage_words, MH = (M + 1) / 2;
+  using S = SmallTsmttsm<M, N, GM, GN, P>;
+  constexpr int SA = S::SA, SB = S::SB, stage_words = S::stage_words, G = S::G, MT = S::MT, NT = S::NT;
   extern __shared__ double2 stage_raw[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
-  const int h = lane % 2, m0 = h * MH;  // this lane's rows of C: m0 .. m0 + MH - 1 (below M)
+  const int g = lane % G, m0 = g / GN * MT, n0 = g % GN * NT;  // this lane's tile of C (may pass M, N)
   double2* ws = stage_raw + warp * stages * stage_words;
   const double2* A2 = reinterpret_cast<const double2*>(A);
   const double2* B2 = reinterpret_cast<const double2*>(B);
-  const Index chunks = K / 64, warps = Index(gridDim.x) * nw;
+  const Index chunks = K / (2 * P), warps = Index(gridDim.x) * nw;
   const Index w0 = Index(blockIdx.x) * nw + warp;
-  double acc[MH][N] = {};
+  double acc[MT][NT] = {};
   // Chunk ch into buffer s; past the last chunk an empty group keeps the wait counts uniform.
   auto issue = [&](Index ch, int s) {
     if (ch < chunks) {
       double2* d = ws + s * stage_words;
 #pragma unroll
-      for (int i = 0; i < M; ++i) {
+      for (int i = 0; i < (P * M + 31) / 32; ++i) {
         const int f = i * 32 + lane;
-        cp_async(d + (f / M) * SA + f % M, A2 + ch * 32 * M + f, 16, 16);
+        if (P * M % 32 == 0 || f < P * M) cp_async(d + (f / M) * SA + f % M, A2 + ch * P * M + f, 16, 16);
       }
 #pragma unroll
-      for (int j = 0; j < N; ++j) {
+      for (int j = 0; j < (P * N + 31) / 32; ++j) {
         const int f = j * 32 + lane;
-        cp_async(d + 32 * SA + (f / N) * SB + f % N, B2 + ch * 32 * N + f, 16, 16);
+        if (P * N % 32 == 0 || f < P * N)
+          cp_async(d + P * SA + (f / N) * SB + f % N, B2 + ch * P * N + f, 16, 16);
       }
     }
     cp_async_commit();
   };
-  // Row x of A (this lane's columns) times row y of B into the sums (at odd M the second half's last row of sums
-  // is never stored: its x is whatever follows).
+  // Row x of A (this lane's columns) times row y of B (its columns) into the sums (tiles past C's last row or
+  // column sum whatever follows and are never stored).
   auto add_row = [&](const double* x, const double* y) {
 #pragma unroll
-    for (int i = 0; i < MH; ++i)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int n = 0; n < N; ++n) acc[i][n] = fma(x[i], y[n], acc[i][n]);
+      for (int n = 0; n < NT; ++n) acc[i][n] = fma(x[i], y[n], acc[i][n]);
   };
   for (int s = 0; s < stages - 1; ++s) issue(w0 + s * warps, s);
   int s = 0;
@@ -77,46 +83,54 @@ __global__ void __launch_bounds__(256)
     issue(ch + (stages - 1) * warps, s == 0 ? stages - 1 : s - 1);
     const double2* d = ws + s * stage_words;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int q = half * 16 + lane / 2;
+    for (int step = 0; step < P * G / 32; ++step) {
+      const int q = step * (32 / G) + lane / G;
       const double* pa = reinterpret_cast<const double*>(d + q * SA) + m0;
-      double x[2 * MH], y[2 * N];
+      double x[2 * MT], y[2 * NT];
 #pragma unroll
-      for (int i = 0; i < MH; ++i) {
-        // (past the last column of an odd M: the next row's first, or the next pair's, or B's words)
+      for (int i = 0; i < MT; ++i) {
         x[i] = pa[i];
-        x[MH + i] = pa[M + i];
+        x[MT + i] = pa[M + i];
       }
+      if constexpr (GN == 1) {
 #pragma unroll
-      for (int j = 0; j < N; ++j) {
-        const double2 v = d[32 * SA + q * SB + j];
-        y[2 * j] = v.x, y[2 * j + 1] = v.y;
+        for (int j = 0; j < N; ++j) {
+          const double2 v = d[P * SA + q * SB + j];
+          y[2 * j] = v.x, y[2 * j + 1] = v.y;
+        }
+      } else {
+        const double* pb = reinterpret_cast<const double*>(d + P * SA + q * SB) + n0;
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          y[j] = pb[j];
+          y[NT + j] = pb[N + j];
+        }
       }
       add_row(x, y);
-      add_row(x + MH, y + N);
+      add_row(x + MT, y + NT);
     }
     s = s + 1 == stages ? 0 : s + 1;
   }
   if (w0 == 0)
-    for (Index r = chunks * 64 + lane / 2; r < K; r += 16) {
-      double x[MH], y[N];
+    for (Index r = chunks * 2 * P + lane / G; r < K; r += 32 / G) {
+      double x[MT], y[NT];
 #pragma unroll
-      for (int i = 0; i < MH; ++i) x[i] = m0 + i < M ? __ldg(A + r * M + m0 + i) : 0.0;
+      for (int i = 0; i < MT; ++i) x[i] = m0 + i < M ? __ldg(A + r * M + m0 + i) : 0.0;
 #pragma unroll
-      for (int n = 0; n < N; ++n) y[n] = __ldg(B + r * N + n);
+      for (int n = 0; n < NT; ++n) y[n] = n0 + n < N ? __ldg(B + r * N + n0 + n) : 0.0;
       add_row(x, y);
     }
   cp_async_wait<0>();
   __syncthreads();  // the buffers now hold the warps' sums
   double* sums = reinterpret_cast<double*>(stage_raw);
 #pragma unroll
-  for (int i = 0; i < MH; ++i)
+  for (int i = 0; i < MT; ++i)
 #pragma unroll
-    for (int n = 0; n < N; ++n) {
+    for (int n = 0; n < NT; ++n) {
       double v = acc[i][n];
 #pragma unroll
-      for (int o = 16; o > 1; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);  // over the lanes of this half
-      if (lane < 2 && m0 + i < M) sums[warp * M * N + (m0 + i) * N + n] = v;
+      for (int o = 16; o >= G; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);  // over the lanes of this tile
+      if (lane < G && m0 + i < M && n0 + n < N) sums[warp * M * N + (m0 + i) * N + n0 + n] = v;
     }
   __syncthreads();
   for (int e = threadIdx.x; e < M * N; e += blockDim.x) {
@@ -128,19 +142,21 @@ __global__ void __launch_bounds__(256)
 
 // Benchmark knobs: TESSERA_TSM_SMALL_THREADS (32..256 by 32, default 128) and TESSERA_TSM_SMALL_STAGES (2..4,
 // default 3): threads a block, buffers a warp.
-template <int M, int N>
+template <int M, int N, int GM, int GN, int P>
 void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* B, double* C,
                              Index ldcr, Index ldcc) {
+  using S = SmallTsmttsm<M, N, GM, GN, P>;
   static const int stages = int(env_integer("TESSERA_TSM_SMALL_STAGES", 2, 4).value_or(3));
-  const std::size_t warp_bytes = std::size_t(stages) * SmallTsmttsm<M, N>::stage_words * sizeof(double2);
+  const std::size_t warp_bytes = std::size_t(stages) * S::stage_words * sizeof(double2);
   // (at most the warps whose buffers fit in a block's 227 KiB)
   static const int warps = int(env_integer("TESSERA_TSM_SMALL_THREADS", 32, 256).value_or(128)) / 32;
-  static const int threads = std::min<int>(warps, int(232448 / warp_bytes)) * 32;
-  const std::size_t smem = std::size_t(threads / 32) * warp_bytes;
-  auto kernel = tsmttsm_small_kernel<M, N>;
+  static const int threads =
+      std::min<int>(warps, int((232448 - S::pad_words * sizeof(double2)) / warp_bytes)) * 32;
+  const std::size_t smem = std::size_t(threads / 32) * warp_bytes + S::pad_words * sizeof(double2);
+  auto kernel = tsmttsm_small_kernel<M, N, GM, GN, P>;
   const int per_sm = resident_blocks(kernel, threads, smem);
   // At least two chunks a warp.
-  const Index want = std::max<Index>(1, (K / 64 + 2 * (threads / 32) - 1) / (2 * (threads / 32)));
+  const Index want = std::max<Index>(1, (K / (2 * P) + 2 * (threads / 32) - 1) / (2 * (threads / 32)));
   kernel<<<unsigned(launch_grid(want, per_sm)), threads, smem, stream>>>(K, stages, alpha, A, B, C, ldcr, ldcc);
   check(cudaGetLastError(), "tsmttsm (small shape) launch");
 }
@@ -151,14 +167,31 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
   if (!tsm::tsmttsm_small_shape(M, N) || lda != M || ldb != N || reinterpret_cast<std::uintptr_t>(A) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
     return false;
+  // The lanes a pair (GM x GN) and the pairs a chunk (P) at each shape (an H200, 2026-12-01, M = N 13..31): two
+  // lanes a pair hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With 32 pairs
+  // a chunk the three buffers of a warp take 70 KiB at 23, and from 25 only 4 warps an SM would fit: 8 pairs give
+  // two blocks of 4 warps (1.01x 16 pairs at 25, 1.25x at 27).
+  const auto go = [&](auto f) {
+    f(stream, K, alpha, A, B, C, ldcr, ldcc);
+    return true;
+  };
   switch (M) {
-    case 7: launch_tsmttsm_small_as<7, 7>(stream, K, alpha, A, B, C, ldcr, ldcc); break;
-    case 9: launch_tsmttsm_small_as<9, 9>(stream, K, alpha, A, B, C, ldcr, ldcc); break;
-    case 10: launch_tsmttsm_small_as<10, 10>(stream, K, alpha, A, B, C, ldcr, ldcc); break;
-    case 11: launch_tsmttsm_small_as<11, 11>(stream, K, alpha, A, B, C, ldcr, ldcc); break;
-    default: launch_tsmttsm_small_as<12, 12>(stream, K, alpha, A, B, C, ldcr, ldcc); break;
+    case 7: return go(launch_tsmttsm_small_as<7, 7, 2, 1, 32>);
+    case 9: return go(launch_tsmttsm_small_as<9, 9, 2, 1, 32>);
+    case 10: return go(launch_tsmttsm_small_as<10, 10, 2, 1, 32>);
+    case 11: return go(launch_tsmttsm_small_as<11, 11, 2, 1, 32>);
+    case 12: return go(launch_tsmttsm_small_as<12, 12, 2, 1, 32>);
+    case 13: return go(launch_tsmttsm_small_as<13, 13, 2, 2, 32>);
+    case 15: return go(launch_tsmttsm_small_as<15, 15, 2, 2, 32>);
+    case 17: return go(launch_tsmttsm_small_as<17, 17, 2, 2, 32>);
+    case 18: return go(launch_tsmttsm_small_as<18, 18, 2, 2, 32>);
+    case 19: return go(launch_tsmttsm_small_as<19, 19, 4, 2, 32>);
+    case 21: return go(launch_tsmttsm_small_as<21, 21, 4, 4, 32>);
+    case 23: return go(launch_tsmttsm_small_as<23, 23, 4, 4, 32>);
+    case 25: return go(launch_tsmttsm_small_as<25, 25, 4, 4, 8>);
+    case 27: return go(launch_tsmttsm_small_as<27, 27, 8, 4, 8>);
+    default: return false;
   }
-  return true;
 }
 
 // The staged kernel that c names (c.stages > 0); complex_out, alpha_im: launch_tsmttsm_staged's.

@@ -94,7 +94,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     }
   } else if (tsmttsm && tsmttsm_small_shape(M, N)) {
     // Double's compile-time kernel (an H200, 2026-12-01: 1.05x, 1.33x, 1.11x, 1.22x, 1.05x the tensor-core
-    // warps at 7, 9, 10, 11, 12; 0.95x at 8, not taken).
+    // warps at 7, 9, 10, 11, 12; 1.10-1.30x at 13, 15, 17..19, 21..27 odd; 0.95x at 8, not taken).
     c.tile = 1;
   } else if (tsmttsm) {
     c = tsmttsm_double_warps(M, N);
@@ -159,6 +159,8 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   }
   if (tsmttsm) {
     const bool compiled = c.tile == 1 || c.tile == 2 || c.tile == 4 || (c.tile == 8 && !complex);
+    // (tile 1 at double's compile-time shapes: that kernel, or the tensor-core warps for other layouts)
+    if (c.tile == 1 && !complex && tsmttsm_small_shape(M, N)) return true;
     return compiled && tiles_of(M, N, c.tile) <= 256;
   }
   return c.outputs == 1 || c.outputs == 2 || c.outputs == 4;

@@ -80,8 +80,13 @@ struct Table {
 inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 15) || (M == 3 && N == 17); }
 
 // TSMTTSM shapes with a compile-time kernel in double behind "tile 1" (rows
-// contiguous and 16-byte aligned; other layouts run the tensor-core kernel).
-inline bool tsmttsm_small_shape(int M, int N) { return M == N && (M == 7 || (M >= 9 && M <= 12)); }
+// contiguous and 16-byte aligned; other layouts run the tensor-core kernel):
+// where it ran faster than the tensor-core warps on an H200 (2026-12-01:
+// 1.05-1.33x; 0.95-1.01x at 8, 14, 16; 0.78x and 0.90x at 29 and 31, whole
+// warps a pair of rows; even M from 20 not measured in this form).
+inline bool tsmttsm_small_shape(int M, int N) {
+  return M == N && (M == 7 || (M >= 9 && M <= 13) || M == 15 || (M >= 17 && M <= 19) || (M >= 21 && M <= 27 && M % 2));
+}
 
 // The register TSMM kernel launches every block its rows need, one pass each,
 // where alpha C (built in each block's shared memory) has at most 64
