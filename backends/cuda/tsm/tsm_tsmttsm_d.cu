@@ -169,8 +169,8 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
     return false;
   // The lanes a pair (GM x GN) and the pairs a chunk (P) at each shape (an H200, 2026-12-01, M = N 13..31): two
   // lanes a pair hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With 32 pairs
-  // a chunk the three buffers of a warp take 70 KiB at 23, and from 25 only 4 warps an SM would fit: 8 pairs give
-  // two blocks of 4 warps (1.01x 16 pairs at 25, 1.25x at 27).
+  // a chunk the three buffers of a warp take 70 KiB at 23, and from 25 one block of at most 4 warps an SM fits
+  // (16 pairs: 4); 8 pairs give two blocks of 4 warps (1.01x 16 pairs at 25, 1.25x at 27).
   const auto go = [&](auto f) {
     f(stream, K, alpha, A, B, C, ldcr, ldcc);
     return true;
