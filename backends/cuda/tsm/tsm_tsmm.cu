@@ -835,8 +835,8 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
   if (c.mma > 0) return "tsmm FP64 tensor cores (DMMA m8n8k4), 8 rows per warp, alpha C in shared memory";
   if (tsmttsm && !complex && c.mma == 0 && c.tile == 1 && tsm::tsmttsm_small_shape(M, N))
     return "tsmttsm " + std::to_string(M) + "x" + std::to_string(N) +
-           " at compile time (contiguous rows), row pairs through cp.async stages in shared memory, 2 to 32 "
-           "lanes a pair each with a tile of C in registers, shared-memory block sum";
+           " at compile time (contiguous rows), rows through cp.async stages in shared memory, 2 to 16 "
+           "lanes a row pair (odd sides) or row (even) each with a tile of C in registers, shared-memory block sum";
   if (tsmttsm)
     return "tsmttsm tile " + std::to_string(c.tile) + "x" + std::to_string(c.tile) +
            ", leap-frog, shared-memory block sum";

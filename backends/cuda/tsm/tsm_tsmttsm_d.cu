@@ -17,24 +17,27 @@ namespace {
 // rows of A at columns gm MT ... and of B at columns gn NT ... (8-byte loads;
 // B's whole rows in 16-byte loads where GN = 1) and adds both rows'
 // products: no shuffles and no shared-memory traffic per product, one warp
-// sum at the end. Rows past the whole chunks: G lanes a row in the first
-// warp. One atomic per element and block.
-template <int M, int N, int GM, int GN, int P>
+// sum at the end. R (even sides): the rows unpadded, each copy on its source's
+// 128-byte line, and the G lanes take one row a step (a row's stride of M
+// doubles already spreads the banks). Rows past the whole chunks: G lanes a
+// row in the first warp. One atomic per element and block.
+template <int M, int N, int GM, int GN, int P, bool R>
 struct SmallTsmttsm {
   static constexpr int G = GM * GN, MT = (M + GM - 1) / GM, NT = (N + GN - 1) / GN;
   static_assert(P * G % 32 == 0, "a chunk's pairs fill whole steps of the warp");
-  static constexpr int SA = odd_stride(M), SB = odd_stride(N);
+  static_assert(!R || (M % 2 == 0 && N % 2 == 0), "rows of whole 16-byte words");
+  static constexpr int SA = R ? M : odd_stride(M), SB = R ? N : odd_stride(N);
   static constexpr int stage_words = P * (SA + SB);  // a buffer: P pairs of rows of A, then of B
   // Tiles past C's last column read past the last pair's rows of B: a pad after the buffers.
   static constexpr int pad_words = (GN * NT - N + 1) / 2 + 1;
   static_assert(2 * stage_words * 2 >= M * N, "two buffers of a warp hold its block-sum slot");
 };
 
-template <int M, int N, int GM, int GN, int P>
+template <int M, int N, int GM, int GN, int P, bool R>
 __global__ void __launch_bounds__(256)
     tsmttsm_small_kernel(Index K, int stages, double alpha, const double* __restrict__ A,
                          const double* __restrict__ B, double* C, Index ldcr, Index ldcc) {
-  using S = SmallTsmttsm<M, N, GM, GN, P>;
+  using S = SmallTsmttsm<M, N, GM, GN, P, R>;
   constexpr int SA = S::SA, SB = S::SB, stage_words = S::stage_words, G = S::G, MT = S::MT, NT = S::NT;
   extern __shared__ double2 stage_raw[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
@@ -83,31 +86,32 @@ __global__ void __launch_bounds__(256)
     issue(ch + (stages - 1) * warps, s == 0 ? stages - 1 : s - 1);
     const double2* d = ws + s * stage_words;
 #pragma unroll
-    for (int step = 0; step < P * G / 32; ++step) {
-      const int q = step * (32 / G) + lane / G;
-      const double* pa = reinterpret_cast<const double*>(d + q * SA) + m0;
+    for (int step = 0; step < (R ? 2 : 1) * P * G / 32; ++step) {
+      const int q = step * (32 / G) + lane / G;  // a pair, or a row where R
+      const double* pa = reinterpret_cast<const double*>(d) + (R ? q * M : 2 * q * SA) + m0;
       double x[2 * MT], y[2 * NT];
 #pragma unroll
       for (int i = 0; i < MT; ++i) {
         x[i] = pa[i];
-        x[MT + i] = pa[M + i];
+        if constexpr (!R) x[MT + i] = pa[M + i];
       }
       if constexpr (GN == 1) {
+        const double2* rb = d + P * SA + (R ? q * (N / 2) : q * SB);
 #pragma unroll
-        for (int j = 0; j < N; ++j) {
-          const double2 v = d[P * SA + q * SB + j];
+        for (int j = 0; j < (R ? N / 2 : N); ++j) {
+          const double2 v = rb[j];
           y[2 * j] = v.x, y[2 * j + 1] = v.y;
         }
       } else {
-        const double* pb = reinterpret_cast<const double*>(d + P * SA + q * SB) + n0;
+        const double* pb = reinterpret_cast<const double*>(d + P * SA) + (R ? q * N : 2 * q * SB) + n0;
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           y[j] = pb[j];
-          y[NT + j] = pb[N + j];
+          if constexpr (!R) y[NT + j] = pb[N + j];
         }
       }
       add_row(x, y);
-      add_row(x + MT, y + NT);
+      if constexpr (!R) add_row(x + MT, y + NT);
     }
     s = s + 1 == stages ? 0 : s + 1;
   }
@@ -142,10 +146,10 @@ __global__ void __launch_bounds__(256)
 
 // Benchmark knobs: TESSERA_TSM_SMALL_THREADS (32..256 by 32, default 128) and TESSERA_TSM_SMALL_STAGES (2..4,
 // default 3): threads a block, buffers a warp.
-template <int M, int N, int GM, int GN, int P>
+template <int M, int N, int GM, int GN, int P, bool R = false>
 void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* B, double* C,
                              Index ldcr, Index ldcc) {
-  using S = SmallTsmttsm<M, N, GM, GN, P>;
+  using S = SmallTsmttsm<M, N, GM, GN, P, R>;
   static const int stages = int(env_integer("TESSERA_TSM_SMALL_STAGES", 2, 4).value_or(3));
   const std::size_t warp_bytes = std::size_t(stages) * S::stage_words * sizeof(double2);
   // (at most the warps whose buffers fit in a block's 227 KiB)
@@ -153,7 +157,7 @@ void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const d
   static const int threads =
       std::min<int>(warps, int((232448 - S::pad_words * sizeof(double2)) / warp_bytes)) * 32;
   const std::size_t smem = std::size_t(threads / 32) * warp_bytes + S::pad_words * sizeof(double2);
-  auto kernel = tsmttsm_small_kernel<M, N, GM, GN, P>;
+  auto kernel = tsmttsm_small_kernel<M, N, GM, GN, P, R>;
   const int per_sm = resident_blocks(kernel, threads, smem);
   // At least two chunks a warp.
   const Index want = std::max<Index>(1, (K / (2 * P) + 2 * (threads / 32) - 1) / (2 * (threads / 32)));
@@ -167,10 +171,11 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
   if (!tsm::tsmttsm_small_shape(M, N) || lda != M || ldb != N || reinterpret_cast<std::uintptr_t>(A) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
     return false;
-  // The lanes a pair (GM x GN) and the pairs a chunk (P) at each shape (an H200, 2026-12-01, M = N 13..31): two
-  // lanes a pair hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With 32 pairs
-  // a chunk the three buffers of a warp take 70 KiB at 23, and from 25 one block of at most 4 warps an SM fits
-  // (16 pairs: 4); 8 pairs give two blocks of 4 warps (1.01x 16 pairs at 25, 1.25x at 27).
+  // The lanes a pair or row (GM x GN), the pairs a chunk (P) and the layout (R) at each shape (an H200, 2026-12-01,
+  // M = N 9..31): two lanes hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With
+  // 32 pairs a chunk the three buffers of a warp take 70 KiB at 23; from 25, 8 pairs give two blocks of 4 warps an SM
+  // (1.01x 16 pairs at 25, 1.25x at 27). Even sides store rows unpadded (R): padded pairs put the cp.async copies off
+  // their source's 128-byte lines and L1 asked L2 for 1.49x the sectors (1.07-1.13x at 10..30).
   const auto go = [&](auto f) {
     f(stream, K, alpha, A, B, C, ldcr, ldcc);
     return true;
@@ -178,18 +183,27 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
   switch (M) {
     case 7: return go(launch_tsmttsm_small_as<7, 7, 2, 1, 32>);
     case 9: return go(launch_tsmttsm_small_as<9, 9, 2, 1, 32>);
-    case 10: return go(launch_tsmttsm_small_as<10, 10, 2, 1, 32>);
+    case 10: return go(launch_tsmttsm_small_as<10, 10, 2, 1, 32, true>);
     case 11: return go(launch_tsmttsm_small_as<11, 11, 2, 1, 32>);
-    case 12: return go(launch_tsmttsm_small_as<12, 12, 2, 1, 32>);
+    case 12: return go(launch_tsmttsm_small_as<12, 12, 2, 1, 32, true>);
     case 13: return go(launch_tsmttsm_small_as<13, 13, 2, 2, 32>);
+    case 14: return go(launch_tsmttsm_small_as<14, 14, 2, 2, 32, true>);
     case 15: return go(launch_tsmttsm_small_as<15, 15, 2, 2, 32>);
+    case 16: return go(launch_tsmttsm_small_as<16, 16, 4, 4, 16, true>);
     case 17: return go(launch_tsmttsm_small_as<17, 17, 2, 2, 32>);
-    case 18: return go(launch_tsmttsm_small_as<18, 18, 2, 2, 32>);
+    case 18: return go(launch_tsmttsm_small_as<18, 18, 2, 2, 16, true>);
     case 19: return go(launch_tsmttsm_small_as<19, 19, 4, 2, 32>);
+    case 20: return go(launch_tsmttsm_small_as<20, 20, 4, 2, 16, true>);
     case 21: return go(launch_tsmttsm_small_as<21, 21, 4, 4, 32>);
+    case 22: return go(launch_tsmttsm_small_as<22, 22, 4, 4, 16, true>);
     case 23: return go(launch_tsmttsm_small_as<23, 23, 4, 4, 32>);
+    case 24: return go(launch_tsmttsm_small_as<24, 24, 4, 4, 8, true>);
     case 25: return go(launch_tsmttsm_small_as<25, 25, 4, 4, 8>);
-    case 27: return go(launch_tsmttsm_small_as<27, 27, 8, 4, 8>);
+    case 26: return go(launch_tsmttsm_small_as<26, 26, 4, 4, 8, true>);
+    case 27: return go(launch_tsmttsm_small_as<27, 27, 4, 4, 8>);
+    case 28: return go(launch_tsmttsm_small_as<28, 28, 4, 4, 8, true>);
+    case 30: return go(launch_tsmttsm_small_as<30, 30, 4, 4, 8, true>);
+    case 31: return go(launch_tsmttsm_small_as<31, 31, 4, 4, 8>);
     default: return false;
   }
 }

@@ -93,8 +93,9 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
       c.tiles = (N + 7) / 8;
     }
   } else if (tsmttsm && tsmttsm_small_shape(M, N)) {
-    // Double's compile-time kernel (an H200, 2026-12-01: 1.05x, 1.33x, 1.11x, 1.22x, 1.05x the tensor-core
-    // warps at 7, 9, 10, 11, 12; 1.10-1.30x at 13, 15, 17..19, 21..27 odd; 0.95x at 8, not taken).
+    // Double's compile-time kernel (an H200, 2026-12-01: 1.05x, 1.33x, 1.22x the tensor-core warps at 7, 9, 11;
+    // 1.09-1.29x at 13..27 odd, 1.12x at 31; 1.07-1.16x at 10..30 even with unpadded rows; 0.95x at 8 with padded
+    // pairs and 0.99x at 29, not taken).
     c.tile = 1;
   } else if (tsmttsm) {
     c = tsmttsm_double_warps(M, N);

@@ -82,10 +82,10 @@ inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 15
 // TSMTTSM shapes with a compile-time kernel in double behind "tile 1" (rows
 // contiguous and 16-byte aligned; other layouts run the tensor-core kernel):
 // where it ran faster than the tensor-core warps on an H200 (2026-12-01:
-// 1.05-1.33x; 0.95-1.01x at 8, 14, 16; 0.78x and 0.90x at 29 and 31, whole
-// warps a pair of rows; even M from 20 not measured in this form).
+// 1.05-1.33x, 1.12x at 31; even sides with unpadded rows 1.07-1.16x at 10..30;
+// 0.95x at 8 with padded pairs, 0.99x at 29).
 inline bool tsmttsm_small_shape(int M, int N) {
-  return M == N && (M == 7 || (M >= 9 && M <= 13) || M == 15 || (M >= 17 && M <= 19) || (M >= 21 && M <= 27 && M % 2));
+  return M == N && (M == 7 || (M >= 9 && M <= 31 && M != 29));
 }
 
 // The register TSMM kernel launches every block its rows need, one pass each,

@@ -256,9 +256,9 @@ TYPED_TEST(Tsm, NativeTsmmStagedBManyRows) {
 }
 
 // Native TSMTTSM, double, on its compile-time kernel ("tile 1" at tsmttsm_small_shape, forced through the
-// table at every compiled shape): no whole chunk (16 or 64 rows; K = 3), a few (1031: rows left over for the
-// first warp), many a warp around the stage ring (200003), each with beta = 0 and NaN in C; column blocks and
-// strided rows (the tensor-core warps instead).
+// table at every compiled shape, padded row pairs at odd sides, unpadded rows at even): no whole chunk (16, 32 or
+// 64 rows; K = 3), a few (1031: rows left over for the first warp), many a warp around the stage ring (200003),
+// each with beta = 0 and NaN in C; column blocks and strided rows (the tensor-core warps instead).
 TYPED_TEST(Tsm, NativeTsmttsmSmallShapes) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     using namespace tessera::tsm;
