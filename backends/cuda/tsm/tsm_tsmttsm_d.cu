@@ -17,9 +17,9 @@ namespace {
 // rows of A at columns gm MT ... and of B at columns gn NT ... (8-byte loads;
 // B's whole rows in 16-byte loads where GN = 1) and adds both rows'
 // products: no shuffles and no shared-memory traffic per product, one warp
-// sum at the end. R (even sides): the rows unpadded, each copy on its source's
-// 128-byte line, and the G lanes take one row a step (a row's stride of M
-// doubles already spreads the banks). Rows past the whole chunks: G lanes a
+// sum at the end. R (even sides): the rows unpadded, no 32-byte source sector
+// split over two 32-byte pieces of shared memory, and the G lanes take one row
+// a step (rows M doubles apart already spread the banks). Rows past the whole chunks: G lanes a
 // row in the first warp. One atomic per element and block.
 template <int M, int N, int GM, int GN, int P, bool R>
 struct SmallTsmttsm {
@@ -173,9 +173,10 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
     return false;
   // The lanes a pair or row (GM x GN), the pairs a chunk (P) and the layout (R) at each shape (an H200, 2026-12-01,
   // M = N 9..31): two lanes hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With
-  // 32 pairs a chunk the three buffers of a warp take 70 KiB at 23; from 25, 8 pairs give two blocks of 4 warps an SM
-  // (1.01x 16 pairs at 25, 1.25x at 27). Even sides store rows unpadded (R): padded pairs put the cp.async copies off
-  // their source's 128-byte lines and L1 asked L2 for 1.49x the sectors (1.07-1.13x at 10..30).
+  // 32 pairs a chunk the three buffers of a warp take 70 KiB at 23; from 24, 8 pairs give two blocks of 4 warps an SM
+  // (1.01x 16 pairs at 25); 4 x 4 lanes to 31 (1.06x 8 x 4 at 27, 1.12x the warps at 31). Even sides store rows
+  // unpadded (R): pairs padded by 16 bytes split source sectors in shared memory and L1 asked L2 for 1.49x the
+  // sectors (rows: 1.07-1.18x at 10..30).
   const auto go = [&](auto f) {
     f(stream, K, alpha, A, B, C, ldcr, ldcc);
     return true;

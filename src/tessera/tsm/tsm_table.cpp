@@ -94,7 +94,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     }
   } else if (tsmttsm && tsmttsm_small_shape(M, N)) {
     // Double's compile-time kernel (an H200, 2026-12-01: 1.05x, 1.33x, 1.22x the tensor-core warps at 7, 9, 11;
-    // 1.09-1.29x at 13..27 odd, 1.12x at 31; 1.07-1.16x at 10..30 even with unpadded rows; 0.95x at 8 with padded
+    // 1.09-1.29x at 13..27 odd, 1.12x at 31; 1.07-1.26x at 14..30 even with unpadded rows; 0.95x at 8 with padded
     // pairs and 0.99x at 29, not taken).
     c.tile = 1;
   } else if (tsmttsm) {

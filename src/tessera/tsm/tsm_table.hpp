@@ -82,7 +82,7 @@ inline bool tsmm_small_shape(int M, int N) { return (M == N && M >= 1 && M <= 15
 // TSMTTSM shapes with a compile-time kernel in double behind "tile 1" (rows
 // contiguous and 16-byte aligned; other layouts run the tensor-core kernel):
 // where it ran faster than the tensor-core warps on an H200 (2026-12-01:
-// 1.05-1.33x, 1.12x at 31; even sides with unpadded rows 1.07-1.16x at 10..30;
+// 1.05-1.33x, 1.12x at 31; even sides with unpadded rows 1.07-1.26x at 14..30;
 // 0.95x at 8 with padded pairs, 0.99x at 29).
 inline bool tsmttsm_small_shape(int M, int N) {
   return M == N && (M == 7 || (M >= 9 && M <= 31 && M != 29));
