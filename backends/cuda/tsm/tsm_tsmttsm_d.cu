@@ -17,15 +17,16 @@ namespace {
 // rows of A at columns gm MT ... and of B at columns gn NT ... (8-byte loads;
 // B's whole rows in 16-byte loads where GN = 1) and adds both rows'
 // products: no shuffles and no shared-memory traffic per product, one warp
-// sum at the end. R (even sides): the rows unpadded, no 32-byte source sector
-// split over two 32-byte pieces of shared memory, and the G lanes take one row
-// a step (rows M doubles apart already spread the banks). Rows past the whole chunks: G lanes a
-// row in the first warp. One atomic per element and block.
-template <int M, int N, int GM, int GN, int P, bool R>
+// sum at the end. Even sides (R): the rows unpadded, no 32-byte source sector
+// split over two 32-byte pieces of shared memory, and the G lanes take one
+// row a step (rows M doubles apart already spread the banks). Rows past the
+// whole chunks: G lanes a row in the first warp. One atomic per element and
+// block.
+template <int M, int N, int GM, int GN, int P>
 struct SmallTsmttsm {
   static constexpr int G = GM * GN, MT = (M + GM - 1) / GM, NT = (N + GN - 1) / GN;
   static_assert(P * G % 32 == 0, "a chunk's pairs fill whole steps of the warp");
-  static_assert(!R || (M % 2 == 0 && N % 2 == 0), "rows of whole 16-byte words");
+  static constexpr bool R = M % 2 == 0 && N % 2 == 0;  // rows of whole 16-byte words
   static constexpr int SA = R ? M : odd_stride(M), SB = R ? N : odd_stride(N);
   static constexpr int stage_words = P * (SA + SB);  // a buffer: P pairs of rows of A, then of B
   // Tiles past C's last column read past the last pair's rows of B: a pad after the buffers.
@@ -33,11 +34,12 @@ struct SmallTsmttsm {
   static_assert(2 * stage_words * 2 >= M * N, "two buffers of a warp hold its block-sum slot");
 };
 
-template <int M, int N, int GM, int GN, int P, bool R>
+template <int M, int N, int GM, int GN, int P>
 __global__ void __launch_bounds__(256)
     tsmttsm_small_kernel(Index K, int stages, double alpha, const double* __restrict__ A,
                          const double* __restrict__ B, double* C, Index ldcr, Index ldcc) {
-  using S = SmallTsmttsm<M, N, GM, GN, P, R>;
+  using S = SmallTsmttsm<M, N, GM, GN, P>;
+  constexpr bool R = S::R;
   constexpr int SA = S::SA, SB = S::SB, stage_words = S::stage_words, G = S::G, MT = S::MT, NT = S::NT;
   extern __shared__ double2 stage_raw[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
@@ -146,10 +148,10 @@ __global__ void __launch_bounds__(256)
 
 // Benchmark knobs: TESSERA_TSM_SMALL_THREADS (32..256 by 32, default 128) and TESSERA_TSM_SMALL_STAGES (2..4,
 // default 3): threads a block, buffers a warp.
-template <int M, int N, int GM, int GN, int P, bool R = false>
+template <int M, int N, int GM, int GN, int P>
 void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const double* A, const double* B, double* C,
                              Index ldcr, Index ldcc) {
-  using S = SmallTsmttsm<M, N, GM, GN, P, R>;
+  using S = SmallTsmttsm<M, N, GM, GN, P>;
   static const int stages = int(env_integer("TESSERA_TSM_SMALL_STAGES", 2, 4).value_or(3));
   const std::size_t warp_bytes = std::size_t(stages) * S::stage_words * sizeof(double2);
   // (at most the warps whose buffers fit in a block's 227 KiB)
@@ -157,7 +159,7 @@ void launch_tsmttsm_small_as(cudaStream_t stream, Index K, double alpha, const d
   static const int threads =
       std::min<int>(warps, int((232448 - S::pad_words * sizeof(double2)) / warp_bytes)) * 32;
   const std::size_t smem = std::size_t(threads / 32) * warp_bytes + S::pad_words * sizeof(double2);
-  auto kernel = tsmttsm_small_kernel<M, N, GM, GN, P, R>;
+  auto kernel = tsmttsm_small_kernel<M, N, GM, GN, P>;
   const int per_sm = resident_blocks(kernel, threads, smem);
   // At least two chunks a warp.
   const Index want = std::max<Index>(1, (K / (2 * P) + 2 * (threads / 32) - 1) / (2 * (threads / 32)));
@@ -171,7 +173,7 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
   if (!tsm::tsmttsm_small_shape(M, N) || lda != M || ldb != N || reinterpret_cast<std::uintptr_t>(A) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
     return false;
-  // The lanes a pair or row (GM x GN), the pairs a chunk (P) and the layout (R) at each shape (an H200, 2026-12-01,
+  // The lanes a pair or row (GM x GN) and the pairs a chunk (P) at each shape (an H200, 2026-12-01,
   // M = N 9..31): two lanes hold M N / 2 sums; from 13 C's columns split too (2 x 2 ran 1.01x 4 x 2 at 13..18). With
   // 32 pairs a chunk the three buffers of a warp take 70 KiB at 23; from 24, 8 pairs give two blocks of 4 warps an SM
   // (1.01x 16 pairs at 25); 4 x 4 lanes to 31 (1.06x 8 x 4 at 27, 1.12x the warps at 31). Even sides store rows
@@ -184,26 +186,26 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
   switch (M) {
     case 7: return go(launch_tsmttsm_small_as<7, 7, 2, 1, 32>);
     case 9: return go(launch_tsmttsm_small_as<9, 9, 2, 1, 32>);
-    case 10: return go(launch_tsmttsm_small_as<10, 10, 2, 1, 32, true>);
+    case 10: return go(launch_tsmttsm_small_as<10, 10, 2, 1, 32>);
     case 11: return go(launch_tsmttsm_small_as<11, 11, 2, 1, 32>);
-    case 12: return go(launch_tsmttsm_small_as<12, 12, 2, 1, 32, true>);
+    case 12: return go(launch_tsmttsm_small_as<12, 12, 2, 1, 32>);
     case 13: return go(launch_tsmttsm_small_as<13, 13, 2, 2, 32>);
-    case 14: return go(launch_tsmttsm_small_as<14, 14, 2, 2, 32, true>);
+    case 14: return go(launch_tsmttsm_small_as<14, 14, 2, 2, 32>);
     case 15: return go(launch_tsmttsm_small_as<15, 15, 2, 2, 32>);
-    case 16: return go(launch_tsmttsm_small_as<16, 16, 4, 4, 16, true>);
+    case 16: return go(launch_tsmttsm_small_as<16, 16, 4, 4, 16>);
     case 17: return go(launch_tsmttsm_small_as<17, 17, 2, 2, 32>);
-    case 18: return go(launch_tsmttsm_small_as<18, 18, 2, 2, 16, true>);
+    case 18: return go(launch_tsmttsm_small_as<18, 18, 2, 2, 16>);
     case 19: return go(launch_tsmttsm_small_as<19, 19, 4, 2, 32>);
-    case 20: return go(launch_tsmttsm_small_as<20, 20, 4, 2, 16, true>);
+    case 20: return go(launch_tsmttsm_small_as<20, 20, 4, 2, 16>);
     case 21: return go(launch_tsmttsm_small_as<21, 21, 4, 4, 32>);
-    case 22: return go(launch_tsmttsm_small_as<22, 22, 4, 4, 16, true>);
+    case 22: return go(launch_tsmttsm_small_as<22, 22, 4, 4, 16>);
     case 23: return go(launch_tsmttsm_small_as<23, 23, 4, 4, 32>);
-    case 24: return go(launch_tsmttsm_small_as<24, 24, 4, 4, 8, true>);
+    case 24: return go(launch_tsmttsm_small_as<24, 24, 4, 4, 8>);
     case 25: return go(launch_tsmttsm_small_as<25, 25, 4, 4, 8>);
-    case 26: return go(launch_tsmttsm_small_as<26, 26, 4, 4, 8, true>);
+    case 26: return go(launch_tsmttsm_small_as<26, 26, 4, 4, 8>);
     case 27: return go(launch_tsmttsm_small_as<27, 27, 4, 4, 8>);
-    case 28: return go(launch_tsmttsm_small_as<28, 28, 4, 4, 8, true>);
-    case 30: return go(launch_tsmttsm_small_as<30, 30, 4, 4, 8, true>);
+    case 28: return go(launch_tsmttsm_small_as<28, 28, 4, 4, 8>);
+    case 30: return go(launch_tsmttsm_small_as<30, 30, 4, 4, 8>);
     case 31: return go(launch_tsmttsm_small_as<31, 31, 4, 4, 8>);
     default: return false;
   }
