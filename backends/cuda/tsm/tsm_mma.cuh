@@ -345,6 +345,9 @@ struct StagedShape {
   Index K;
   bool skip_global, vec16;
   int copy_a, copy_b;  // OddRows kernels: 16, 8 (bytes a piece) or kOddRows
+  // The k4 steps take alternate rows (8 rows: 0, 2, 4, 6 then 1, 3, 5, 7) where both shared strides are 2 mod 4
+  // doubles (the rows whole sectors need at widths 2 mod 4; launch_tsmttsm_staged).
+  bool split_rows = false;
   // Double kernels running a complex product as the real one of 2M x 2N (tsm::NativeConfig::real): 0 (a real
   // product), kComplexT or kComplexC; C then holds complex elements (strides in them), alpha = alpha_re + i alpha_im.
   int complex_out = 0;
@@ -361,7 +364,7 @@ constexpr int staged_max_threads(int wt, int wtn) {
   return (sizeof(T) == sizeof(double) ? wt * wtn >= 16 : wt * wtn >= 6) ? 256 : 512;
 }
 
-template <class T, bool Conj, int WT, int WTN, bool OddRows>
+template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false>
 __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
@@ -490,15 +493,34 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     issue(c + (kStages - 1) * step, (b + kStages - 1) % kStages);
     const T* sa = stage0 + b * stage_elems;
     const T* sb = sa + s.rows * s.lda_s;
-    for (int t = slice; t < s.rows / 4; t += s.slices) {
-      Frag<T> a[WT], bb[WTN];
-      const int row = 4 * t + r;
+    const int steps = s.rows / 4;
+    auto load = [&](int t, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN]) {
+      const int row = s.split_rows ? 8 * (t >> 1) + (t & 1) + 2 * r : 4 * t + r;
 #pragma unroll
       for (int i = 0; i < kWide; ++i) {
         if (i < WT) shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
         if (i < WTN) shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
       }
-      mma_block(acc, a, bb);
+    };
+    if constexpr (Prefetch) {
+      // The next step's fragments loaded before this step's DMMAs.
+      Frag<T> a0[WT], b0[WTN], a1[WT], b1[WTN];
+      int t = slice;
+      if (t < steps) load(t, a0, b0);
+      for (; t < steps; t += 2 * s.slices) {
+        const int t1 = t + s.slices;
+        if (t1 < steps) load(t1, a1, b1);
+        mma_block(acc, a0, b0);
+        if (t1 >= steps) break;
+        if (t1 + s.slices < steps) load(t1 + s.slices, a0, b0);
+        mma_block(acc, a1, b1);
+      }
+    } else {
+      for (int t = slice; t < steps; t += s.slices) {
+        Frag<T> a[WT], bb[WTN];
+        load(t, a, bb);
+        mma_block(acc, a, bb);
+      }
     }
   }
   cp_async_wait<0>();
@@ -596,9 +618,9 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   const int threads = s.slices * wpg * 32;
   // Padded widths: whole warp tiles, then 4 mod 16 doubles (32 mod 128 bytes).
   const int per_double = int(sizeof(T) / sizeof(double));
+  auto cols_of = [](int w, int wt) { return (w + 8 * wt - 1) / (8 * wt) * 8 * wt; };  // every column a fragment reads
   auto padded = [&](int w, int wt) {
-    const int cols = (w + 8 * wt - 1) / (8 * wt) * 8 * wt;  // every column a fragment reads
-    int d = cols * per_double;
+    int d = cols_of(w, wt) * per_double;
     d += (4 - d % 16 + 16) % 16;
     return d / per_double;
   };
@@ -624,10 +646,30 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     s.lda_s += s.copy_a == kOddRows;
     s.ldb_s += s.copy_b == kOddRows;
   }
+  // Whole sectors (double, 32-byte aligned operands): a shared row stride congruent to the source's mod 4
+  // doubles starts each row at its source row's offset within a 32-byte sector, so the 16-byte pieces of a
+  // sector land in one 32-byte piece of shared memory. Where a stride split them (rows of 2 mod 4 doubles in
+  // strides of 4 mod 16, odd rows of 3 mod 4 in strides of 5 mod 16), L1 asked L2 for 1.5x the sectors that
+  // DRAM delivered (an H200, M = N = 34 and 50). Rows of 2 mod 4 doubles on both operands take strides of
+  // 2 mod 4 with the k4 steps on alternate rows: a fragment load's four rows start 4 strides apart, 8 or 24
+  // mod 32 banks. TESSERA_TSM_STAGE_SECTORS = 0 (benchmarks) keeps the strides above.
+  static const bool whole_sectors = !env_switched_off("TESSERA_TSM_STAGE_SECTORS");
+  const auto aligned32 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 32 == 0; };
+  if (std::is_same_v<T, double> && whole_sectors && aligned32(A) && aligned32(B)) {
+    if (s.vec16 && lda % 4 == 2 && ldb % 4 == 2) {
+      s.split_rows = true;
+      s.lda_s = cols_of(M, WT) + 2;
+      s.ldb_s = cols_of(N, WTN) + 2;
+    } else if (odd) {
+      s.lda_s += s.copy_a == kOddRows && lda % 4 == 3 ? 2 : 0;  // 7 mod 16
+      s.ldb_s += s.copy_b == kOddRows && ldb % 4 == 3 ? 2 : 0;
+    }
+  }
   auto go = [&](auto kernel) {
-    // Stage size: a multiple of 4 slices' k4 steps, about the bytes that staged_stage_bytes gives.
+    // Stage size: a multiple of 4 slices' k4 steps (of 8 rows with alternate rows), about the bytes that
+    // staged_stage_bytes gives.
     const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
-    const int unit = 4 * s.slices;
+    const int unit = 4 * s.slices * (s.split_rows && s.slices % 2 ? 2 : 1);
     s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
     const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
     const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
@@ -637,13 +679,24 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     const Index grid = launch_grid(want, per_sm);
     kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   };
-  if constexpr (kOddKernel) {
-    if (odd)
-      go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true>);
-    else
-      go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
+  // Next k step's fragments loaded before this step's DMMAs: only in the double 16-row strips (warp tiles
+  // 2 x 3..4), which have one strip's worth of DMMAs per load and stalled on the loads: 1.10-1.13x at
+  // M = N = 34, 36, 38, 40 on an H200. With 4 x 4 warp tiles (M = N = 64: 0.82x) and in complex (32: 0.93x)
+  // the extra fragment registers cost more than the overlap gives. TESSERA_TSM_STAGE_PREFETCH = 0
+  // (benchmarks) turns it off.
+  static const bool prefetch = !env_switched_off("TESSERA_TSM_STAGE_PREFETCH");
+  constexpr bool kPrefetchKernel = std::is_same_v<T, double> && WT == 2 && WTN > 2;
+  auto with_rows = [&](auto pf) {
+    if constexpr (kOddKernel) {
+      if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, decltype(pf)::value>);
+    }
+    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, decltype(pf)::value>);
+  };
+  if constexpr (kPrefetchKernel) {
+    if (prefetch) with_rows(std::true_type{});
+    else with_rows(std::false_type{});
   } else {
-    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false>);
+    with_rows(std::false_type{});
   }
   check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
 }

@@ -80,6 +80,10 @@ void with_layout(Lay lay, const HostMat<T>& tall1, const HostMat<T>& small, cons
       fn(to_device_block<T, Exec>(tall1, 2, 4), dev<T, Exec, Kokkos::LayoutRight>(small),
          to_device_block<T, Exec>(tall2, 2, 4));
       break;
+    case Lay::sectors:
+      fn(to_device_block<T, Exec>(tall1, 4, 8), dev<T, Exec, Kokkos::LayoutRight>(small),
+         to_device_block<T, Exec>(tall2, 4, 8));
+      break;
   }
 }
 
@@ -225,6 +229,28 @@ TYPED_TEST(Tsm, NativeOddSidesManyStages) {
       for (Lay lay : {Lay::right, Lay::block, Lay::stride})
         check_tsmttsm<double, TypeParam, Public>(Case{M, N, lay == Lay::right ? K : K / 4, false, lay},
                                                  seed + M + N + int(lay));
+  }
+}
+
+// The staged TSMTTSM kernel's shared row strides congruent to the source's (whole sectors): rows of 2 mod 4
+// doubles on both operands, the k4 steps on alternate rows (34, 50, 38 x 42; complex 17 and 19 x 21 as the real
+// products of twice the sides), packed and in column blocks 32 bytes in with strides of 2 mod 4 (sectors); odd
+// rows of 3 mod 4 (35, 51); one operand of 2 mod 4 and one of 0 (34 x 64). Many stages a block, a last chunk
+// part filled, beta = 0 with NaN in C.
+TYPED_TEST(Tsm, NativeStagedWholeSectors) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    const auto seed = tessera::test::fresh_seed();
+    for (auto [M, N, K] : {std::tuple{34, 34, 300007}, std::tuple{50, 50, 200003}, std::tuple{38, 42, 200001},
+                           std::tuple{35, 35, 200003}, std::tuple{51, 51, 100003}, std::tuple{34, 64, 100001}})
+      for (Lay lay : {Lay::right, Lay::sectors, Lay::block}) {
+        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay));
+        c.zero_beta = true;
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
+      }
+    for (auto [M, N, K] : {std::tuple{17, 17, 200003}, std::tuple{19, 21, 100003}})
+      for (bool conj : {false, true})
+        check_tsmttsm<zc, TypeParam, Public>(Case{M, N, K, conj}, seed + M + N + conj);
   }
 }
 

@@ -67,8 +67,9 @@ HostMat<T> filled(int rows, int cols, T x) {
 // blocks of wider row-major Views whose other columns hold NaN (read by
 // mistake -> NaN); stride: row strides M + 3 at a 16-byte aligned column, N +
 // 5 at an 8-byte one; block: both at column 2 of Views 4 wider (odd row
-// strides at odd sides: the native stages' odd-row copies).
-enum class Lay { right, left, stride, block };
+// strides at odd sides: the native stages' odd-row copies); sectors: both at
+// column 4 (32 bytes in) of Views 8 wider.
+enum class Lay { right, left, stride, block, sectors };
 
 template <class T, class Exec>
 using StrideView = Kokkos::View<T**, Kokkos::LayoutStride, typename Exec::memory_space>;
