@@ -626,7 +626,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   };
   s.lda_s = padded(M, WT);
   s.ldb_s = padded(N, WTN);
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const auto aligned = [](const void* p, int bytes = 16) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; };
   s.vec16 = aligned(A) && aligned(B) && (M * sizeof(T)) % 16 == 0 && (N * sizeof(T)) % 16 == 0 &&
             (lda * sizeof(T)) % 16 == 0 && (ldb * sizeof(T)) % 16 == 0;
   // Odd widths in double (warp tiles 2 and 4, the defaults' staged kernels): the odd-row copies, 1.2-1.4x
@@ -654,8 +654,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   // 2 mod 4 with the k4 steps on alternate rows: a fragment load's four rows start 4 strides apart, 8 or 24
   // mod 32 banks. TESSERA_TSM_STAGE_SECTORS = 0 (benchmarks) keeps the strides above.
   static const bool whole_sectors = !env_switched_off("TESSERA_TSM_STAGE_SECTORS");
-  const auto aligned32 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 32 == 0; };
-  if (std::is_same_v<T, double> && whole_sectors && aligned32(A) && aligned32(B)) {
+  if (std::is_same_v<T, double> && whole_sectors && aligned(A, 32) && aligned(B, 32)) {
     if (s.vec16 && lda % 4 == 2 && ldb % 4 == 2) {
       s.split_rows = true;
       s.lda_s = cols_of(M, WT) + 2;
@@ -684,15 +683,14 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   // M = N = 34, 36, 38, 40 on an H200. With 4 x 4 warp tiles (M = N = 64: 0.82x) and in complex (32: 0.93x)
   // the extra fragment registers cost more than the overlap gives. TESSERA_TSM_STAGE_PREFETCH = 0
   // (benchmarks) turns it off.
-  static const bool prefetch = !env_switched_off("TESSERA_TSM_STAGE_PREFETCH");
-  constexpr bool kPrefetchKernel = std::is_same_v<T, double> && WT == 2 && WTN > 2;
   auto with_rows = [&](auto pf) {
     if constexpr (kOddKernel) {
       if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, decltype(pf)::value>);
     }
     go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, decltype(pf)::value>);
   };
-  if constexpr (kPrefetchKernel) {
+  if constexpr (std::is_same_v<T, double> && WT == 2 && WTN > 2) {
+    static const bool prefetch = !env_switched_off("TESSERA_TSM_STAGE_PREFETCH");
     if (prefetch) with_rows(std::true_type{});
     else with_rows(std::false_type{});
   } else {
