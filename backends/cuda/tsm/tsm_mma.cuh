@@ -352,6 +352,8 @@ struct StagedShape {
   // product), kComplexT or kComplexC; C then holds complex elements (strides in them), alpha = alpha_re + i alpha_im.
   int complex_out = 0;
   double alpha_im = 0;
+  // Kernels with Edge > 0 (the double strips): the last `edge` rows of C, past the strips' 16 warps_m rows, by FMA.
+  int edge = 0;
 };
 constexpr int kComplexT = 1, kComplexC = 2;
 
@@ -364,7 +366,11 @@ constexpr int staged_max_threads(int wt, int wtn) {
   return (sizeof(T) == sizeof(double) ? wt * wtn >= 16 : wt * wtn >= 6) ? 256 : 512;
 }
 
-template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false>
+// Edge > 0 (double strips with Prefetch): rows 16 warps_m .. M - 1 of C (s.edge of them, at most Edge a warp)
+// by FMA beside the DMMAs: row 16 warps_m + wm + i warps_m of warp (wm, wn), i < Edge, on the B fragments the
+// warp loads anyway (lane (q, r) holds B[k][n] of its k row and column n = tile + q) and one broadcast load of A
+// a row and k step. At M = 49..51 the strips' DMMAs then cover 48 rows instead of 64, at 33..35 32 instead of 48.
+template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false, int Edge = 0>
 __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
@@ -475,6 +481,12 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     cp_async_commit();  // an empty group past the end keeps the wait counts uniform
   };
 
+  static_assert(Edge == 0 || (std::is_same_v<T, double> && WT == 2 && Prefetch), "edge rows: double strips");
+  constexpr int EN = Edge > 0 ? Edge : 1;
+  double eacc[EN][WTN] = {};
+  int ecol[EN];
+#pragma unroll
+  for (int i = 0; i < EN; ++i) ecol[i] = s.M - s.edge + wm + i * s.warps_m;  // past M: padding, never stored
   Acc<T> acc[WT][WTN];
   int am[WT], bn[WTN];
   constexpr int kWide = WT > WTN ? WT : WTN;
@@ -494,31 +506,46 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     const T* sa = stage0 + b * stage_elems;
     const T* sb = sa + s.rows * s.lda_s;
     const int steps = s.rows / 4;
-    auto load = [&](int t, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN]) {
+    auto load = [&](int t, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN], double(&ea)[EN]) {
       const int row = s.split_rows ? 8 * (t >> 1) + (t & 1) + 2 * r : 4 * t + r;
 #pragma unroll
       for (int i = 0; i < kWide; ++i) {
         if (i < WT) shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
         if (i < WTN) shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
       }
+      if constexpr (Edge > 0) {
+#pragma unroll
+        for (int i = 0; i < Edge; ++i) ea[i] = reinterpret_cast<const double*>(sa)[row * s.lda_s + ecol[i]];
+      }
+    };
+    auto step_mma = [&](const Frag<T>(&a)[WT], const Frag<T>(&bb)[WTN], const double(&ea)[EN]) {
+      mma_block(acc, a, bb);
+      if constexpr (Edge > 0) {
+#pragma unroll
+        for (int i = 0; i < Edge; ++i)
+#pragma unroll
+          for (int j = 0; j < WTN; ++j) eacc[i][j] = fma(ea[i], bb[j].v, eacc[i][j]);
+      }
     };
     if constexpr (Prefetch) {
       // The next step's fragments loaded before this step's DMMAs.
       Frag<T> a0[WT], b0[WTN], a1[WT], b1[WTN];
+      double e0[EN], e1[EN];
       int t = slice;
-      if (t < steps) load(t, a0, b0);
+      if (t < steps) load(t, a0, b0, e0);
       for (; t < steps; t += 2 * s.slices) {
         const int t1 = t + s.slices;
-        if (t1 < steps) load(t1, a1, b1);
-        mma_block(acc, a0, b0);
+        if (t1 < steps) load(t1, a1, b1, e1);
+        step_mma(a0, b0, e0);
         if (t1 >= steps) break;
-        if (t1 + s.slices < steps) load(t1 + s.slices, a0, b0);
-        mma_block(acc, a1, b1);
+        if (t1 + s.slices < steps) load(t1 + s.slices, a0, b0, e0);
+        step_mma(a1, b1, e1);
       }
     } else {
       for (int t = slice; t < steps; t += s.slices) {
         Frag<T> a[WT], bb[WTN];
-        load(t, a, bb);
+        double ea[EN];
+        load(t, a, bb, ea);
         mma_block(acc, a, bb);
       }
     }
@@ -538,6 +565,19 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
         const int m = (wm * WT + i) * 8 + q, n = (wn * WTN + j) * 8 + 2 * r + e;
         if (m < s.M && n < s.N) part[slice * MN + m * s.N + n] = acc_value(acc[i][j], e);
       }
+  if constexpr (Edge > 0) {
+    // Each lane's edge sums cover its k rows (r): the four lanes of a column summed by shuffles.
+#pragma unroll
+    for (int i = 0; i < Edge; ++i)
+#pragma unroll
+      for (int j = 0; j < WTN; ++j) {
+        double v = eacc[i][j];
+        v += __shfl_xor_sync(0xffffffffu, v, 1);
+        v += __shfl_xor_sync(0xffffffffu, v, 2);
+        const int n = (wn * WTN + j) * 8 + q;
+        if (r == 0 && ecol[i] < s.M && n < s.N) part[slice * MN + ecol[i] * s.N + n] = v;
+      }
+  }
   __syncthreads();
   if (s.skip_global) return;
   if constexpr (std::is_same_v<T, double>) {
@@ -599,7 +639,9 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
 }
 
 // complex_out, alpha_im: StagedShape's (a complex product as the real one of M x N, M and N even).
-template <class T, bool Conj, int WT, int WTN = WT>
+// Edge > 0: the double strips (WT 2) with the rows past the last multiple of 16 by FMA (at most Edge a strip;
+// tsm::config_usable checks the shape).
+template <class T, bool Conj, int WT, int WTN = WT, int Edge = 0>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
                            Index ldb, T* C, Index ldcr, Index ldcc, int complex_out = 0, double alpha_im = 0) {
   StagedShape s;
@@ -608,8 +650,11 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.M = M;
   s.N = N;
   s.K = K;
-  s.warps_m = (M + 8 * WT - 1) / (8 * WT);
+  s.warps_m = Edge > 0 ? M / (8 * WT) : (M + 8 * WT - 1) / (8 * WT);
   s.warps_n = (N + 8 * WTN - 1) / (8 * WTN);
+  s.edge = M - 8 * WT * s.warps_m;
+  if (Edge > 0 && (s.warps_m < 1 || s.edge > Edge * s.warps_m))
+    throw std::logic_error("tessera::tsm native: too many edge rows for the strips");
   s.skip_global = skip_global_reduction();
   const int wpg = s.warps_m * s.warps_n;
   if (wpg * 32 > staged_max_threads<T>(WT, WTN))
@@ -685,11 +730,13 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   // (benchmarks) turns it off.
   auto with_rows = [&](auto pf) {
     if constexpr (kOddKernel) {
-      if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, decltype(pf)::value>);
+      if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, decltype(pf)::value, Edge>);
     }
-    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, decltype(pf)::value>);
+    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, decltype(pf)::value, Edge>);
   };
-  if constexpr (std::is_same_v<T, double> && WT == 2 && WTN > 2) {
+  if constexpr (Edge > 0) {
+    with_rows(std::true_type{});  // (compiled with the prefetch only)
+  } else if constexpr (std::is_same_v<T, double> && WT == 2 && WTN > 2) {
     static const bool prefetch = !env_switched_off("TESSERA_TSM_STAGE_PREFETCH");
     if (prefetch) with_rows(std::true_type{});
     else with_rows(std::false_type{});

@@ -815,7 +815,8 @@ std::string tsm_native_config(bool tsmttsm, bool complex, int M, int N) {
                     : std::string("m16n8k4 kernel"));
   if (c.mma > 0 && tsmttsm)
     return "tsmttsm FP64 tensor cores (DMMA m8n8k4), a warp per " + std::to_string(8 * c.mma) + "x" +
-           std::to_string(8 * c.mma) + " block of C, " +
+           std::to_string(c.tiles ? 8 * c.tiles : 8 * c.mma) + " block of C, " +
+           (c.edge ? "the rows past the last multiple of 16 by FMA, " : "") +
            (c.stages ? "rows staged by a " + std::to_string(c.stages) + "-stage cp.async pipeline" : "leap-frog") +
            ", shared-memory block sum";
   if (c.mma == 2 && complex)

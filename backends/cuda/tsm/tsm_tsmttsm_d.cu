@@ -215,8 +215,10 @@ bool launch_tsmttsm_small(cudaStream_t stream, int M, int N, Index K, double alp
 void launch_staged_d(cudaStream_t stream, const NativeConfigT& c, int M, int N, Index K, double alpha,
                      const double* A, Index lda, const double* B, Index ldb, double* C, Index ldcr, Index ldcc,
                      int complex_out = 0, double alpha_im = 0) {
-  const auto go = c.mma == 1     ? launch_tsmttsm_staged<double, false, 1>
-                  : c.mma == 4   ? launch_tsmttsm_staged<double, false, 4>
+  const auto go = c.mma == 1                  ? launch_tsmttsm_staged<double, false, 1>
+                  : c.mma == 4                ? launch_tsmttsm_staged<double, false, 4>
+                  : c.edge && c.tiles == 4    ? launch_tsmttsm_staged<double, false, 2, 4, 2>
+                  : c.edge                    ? launch_tsmttsm_staged<double, false, 2, 5, 1>
                   : c.tiles == 5 ? launch_tsmttsm_staged<double, false, 2, 5>
                   : c.tiles == 6 ? launch_tsmttsm_staged<double, false, 2, 6>
                                  : launch_tsmttsm_staged<double, false, 2>;

@@ -39,6 +39,10 @@ NativeConfig tsmttsm_double_warps(int M, int N) {
   // the 16 x 16 warps at M = N = 36..48, 1.17x at 24 x 48); at N = 32 from
   // M = 32 strips of 5 tiles (an H200, 2026-11-30: 1.08x at M = N = 32).
   if (c.mma == 2 && (N > 32 || (N == 32 && M >= 32))) c.tiles = std::max(5, (N + 7) / 8);
+  // M = 33, 34 in strips of 5 tiles: rows 32 (and 33) by FMA, the DMMAs on 32 rows instead of 48 (an H200,
+  // 2026-12-02, four processes each way, interleaved: 1.14x at M = N = 33, 89.9-90.8% of the read roof against
+  // 78.4-79.2%; 1.04x at 34. The 4-tile strips with edge rows ran 0.75-0.88x at 33..36 and 49..54).
+  if (c.tiles == 5 && (M == 33 || M == 34)) c.edge = 1;
   return c;
 }
 
@@ -80,6 +84,7 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
     // 28).
     c = default_config(true, false, 2 * M, 2 * N);
     if (2 * N == 32) c.tiles = 0;  // (double's strips at N = 32 are not measured here)
+    c.edge = 0;                    // (nor their edge rows at 2M = 34)
     c.real = 1;
   } else if (tsmttsm && complex) {
     // Warps of one 8 x 8 tile also from 13 to 16 (an H200, 2026-11-29, with four real products a tile: 1.06x
@@ -147,6 +152,13 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   // The staged double TSMTTSM's strips of 16 rows by 5 or 6 tiles: at most 4 x 2 warps.
   const bool strips = tsmttsm && !complex && c.mma == 2 && c.stages == 3 && c.products == 0;
+  // With edge rows by FMA: C's rows past the strips' 16 floor(M / 16), at most 2 (4 tiles) or 1 (5 tiles, where
+  // two would pass the 128 registers of the prefetching strips) for each strip.
+  if (c.edge != 0) {
+    const int strips_m = M / 16, edge = M % 16;
+    return strips && c.edge == 1 && (c.tiles == 4 || c.tiles == 5) && strips_m >= 1 && edge >= 1 &&
+           edge <= (c.tiles == 4 ? 2 : 1) * strips_m;
+  }
   if (strips && c.tiles != 0) return c.tiles == 5 || c.tiles == 6;
   // The complex ones of 8 rows by 5 or 6 tiles: at most 16 warps, 8 with 6 tiles.
   if (tsmttsm && complex && c.tiles != 0)
@@ -171,7 +183,8 @@ std::string config_name(bool tsmttsm, const NativeConfig& c) {
   if (c.mma > 0)
     return "mma " + std::to_string(c.mma) + (c.stages ? " stages " + std::to_string(c.stages) : "") +
            (c.tiles ? " tiles " + std::to_string(c.tiles) : "") +
-           (c.products ? " products " + std::to_string(c.products) : "") + (c.real ? " real" : "");
+           (c.products ? " products " + std::to_string(c.products) : "") + (c.real ? " real" : "") +
+           (c.edge ? " edge" : "");
   return tsmttsm ? "tile " + std::to_string(c.tile) : "outputs " + std::to_string(c.outputs);
 }
 
@@ -222,6 +235,16 @@ std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex) {
       c.real = 1;
       if (config_usable(tsmttsm, complex, 1, 1, c)) out.push_back(c);
     }
+  // The double strips with edge rows (usable only at some M: config_usable), and their complex real products.
+  for (int tiles : {4, 5}) {
+    NativeConfig c;
+    c.mma = 2;
+    c.stages = 3;
+    c.tiles = tiles;
+    c.edge = 1;
+    c.real = complex ? 1 : 0;
+    if (tsmttsm && config_usable(true, complex, complex ? 17 : 33, complex ? 17 : 33, c)) out.push_back(c);
+  }
   return out;
 }
 
@@ -261,6 +284,7 @@ Table parse_table(const std::string& text, const std::string& source, const std:
         x.config.mma = e.at("mma").get<int>();
         x.config.stages = e.value("stages", 0);
         x.config.tiles = e.value("tiles", 0);
+        x.config.edge = e.value("edge", 0);
         x.config.products = e.value("products", 0);
         x.config.real = e.value("real", 0);
       }

@@ -15,6 +15,7 @@
 //                {"kernel": "tsmm", "type": "z", "m": 12, "n": 12, "mma": 2, "stages": 3, "tiles": 2, "products": 4},
 //                {"kernel": "tsmm", "type": "z", "m": 8, "n": 16, "outputs": 2},
 //                {"kernel": "tsmttsm", "type": "z", "m": 20, "n": 20, "mma": 2, "stages": 3, "tiles": 5, "real": 1},
+//                {"kernel": "tsmttsm", "type": "d", "m": 50, "n": 50, "mma": 2, "stages": 3, "tiles": 4, "edge": 1},
 //                ...]}
 // "mma" selects the FP64 tensor-core kernels (sm_80 and later; older GPUs run
 // the default register kernel instead).
@@ -53,10 +54,15 @@ struct NativeConfig {
   // staged kernels (M, N <= 32), whose block sum forms the complex result
   // from the real one's 2 x 2 blocks.
   int real = 0;
+  // Double TSMTTSM strips (mma 2 stages 3, tiles 4 or 5), 1: C's rows past the
+  // last multiple of 16 (at most two a strip of 16 rows with 4 tiles: M = 17..18,
+  // 33..36, 49..54; one with 5 tiles) by FMA beside the strips' DMMAs, which
+  // then cover 16 floor(M / 16) rows, not the next multiple of 16 (tsm_mma.cuh, Edge).
+  int edge = 0;
 };
 
 // "tile 4", "outputs 2", "mma 4", "mma 4 stages 3", "mma 2 stages 3 tiles 5", "mma 2 tiles 4 products 3",
-// "mma 2 real": the entry's kernel in a table's words.
+// "mma 2 real", "mma 2 stages 3 tiles 4 edge": the entry's kernel in a table's words.
 std::string config_name(bool tsmttsm, const NativeConfig& c);
 // The compiled candidates of a kernel and type (tuning, tests).
 std::vector<NativeConfig> compiled_configs(bool tsmttsm, bool complex);

@@ -254,6 +254,52 @@ TYPED_TEST(Tsm, NativeStagedWholeSectors) {
   }
 }
 
+// The double strips with C's rows past the last multiple of 16 by FMA (`edge`), forced through a table: one and
+// two edge rows a strip (4 tiles: 17 x 30, 33, 36 x 40, 49, 50, 52 x 60, 54; 5 tiles: 17 x 64, 34 x 40, 33 x 35,
+// 51 x 64), odd rows, rows of 2 mod 4 doubles (alternate k4 rows), column blocks, many stages a block, beta = 0
+// with NaN in C; complex 25, 26 x 27 and 27 x 20 as the real products of twice the sides, "T" and "C".
+TYPED_TEST(Tsm, NativeStagedEdgeRows) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    using namespace tessera::tsm;
+    const auto seed = tessera::test::fresh_seed();
+    const auto force = [](bool z, int M, int N, int tiles) {
+      NativeConfig nc;
+      nc.mma = 2;
+      nc.stages = 3;
+      nc.tiles = tiles;
+      nc.edge = 1;
+      nc.real = z ? 1 : 0;
+      ASSERT_TRUE(config_usable(true, z, M, N, nc)) << config_name(true, nc) << " " << M << "x" << N;
+      set_active_table(Table{"", {TableEntry{true, z, M, N, nc}}});
+    };
+    for (auto [M, N, K, tiles] : {std::tuple{17, 30, 200003, 4}, std::tuple{33, 33, 300007, 4},
+                                  std::tuple{36, 40, 100003, 4}, std::tuple{49, 49, 200003, 4},
+                                  std::tuple{50, 50, 200003, 4}, std::tuple{52, 60, 100001, 4},
+                                  std::tuple{54, 54, 100003, 4}, std::tuple{17, 64, 100003, 5},
+                                  std::tuple{34, 40, 200003, 5}, std::tuple{33, 35, 100001, 5},
+                                  std::tuple{51, 64, 100003, 5}}) {
+      force(false, M, N, tiles);
+      SCOPED_TRACE("edge, tiles " + std::to_string(tiles));
+      for (Lay lay : {Lay::right, Lay::sectors, Lay::block, Lay::stride}) {
+        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay));
+        c.zero_beta = true;
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
+      }
+    }
+    for (auto [M, N] : {std::pair{25, 25}, std::pair{26, 27}, std::pair{27, 20}}) {
+      force(true, M, N, 4);
+      for (bool conj : {false, true}) {
+        Case c{M, N, 100003, conj};
+        check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj);
+        c.zero_beta = true;
+        check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj + 2);
+      }
+    }
+    set_active_table(Table{});
+  }
+}
+
 // Native TSMM, double, on shapes {M, N, K}: packed rows, column blocks with
 // odd and with even row strides (K / 4 rows), beta random and beta = 0 with
 // NaN in B.

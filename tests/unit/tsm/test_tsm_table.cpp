@@ -113,6 +113,44 @@ TEST(TsmTable, StagedComplexTsmmEntries) {
                  "asks for a kernel this build does not have");
 }
 
+// The double strips with edge rows by FMA: parsed and named; usable where C's rows past the last multiple of 16
+// are at most 2 (4 tiles) or 1 (5 tiles) a strip of 16 rows; complex as the real product of twice the sides;
+// refused on other kernels.
+TEST(TsmTable, StripEdgeRowsEntries) {
+  const Table t = parse_table(
+      table_with(R"({"kernel": "tsmttsm", "type": "d", "m": 50, "n": 50, "mma": 2, "stages": 3, "tiles": 4, "edge": 1},)"
+                 R"({"kernel": "tsmttsm", "type": "z", "m": 25, "n": 25, "mma": 2, "stages": 3, "tiles": 4, "edge": 1, )"
+                 R"("real": 1})"),
+      "inline");
+  ASSERT_EQ(t.entries.size(), 2u);
+  EXPECT_EQ(t.entries[0].config.edge, 1);
+  EXPECT_EQ(config_name(true, t.entries[0].config), "mma 2 stages 3 tiles 4 edge");
+  EXPECT_EQ(config_name(true, t.entries[1].config), "mma 2 stages 3 tiles 4 real edge");
+  NativeConfig c;
+  c.mma = 2;
+  c.stages = 3;
+  c.tiles = 4;
+  c.edge = 1;
+  for (int m : {17, 18, 33, 36, 49, 54}) EXPECT_TRUE(config_usable(true, false, m, 40, c)) << m;
+  for (int m : {16, 19, 32, 37, 48, 55, 64, 8}) EXPECT_FALSE(config_usable(true, false, m, 40, c)) << m;
+  EXPECT_FALSE(config_usable(true, true, 50, 50, c));  // complex only as the real product
+  EXPECT_FALSE(config_usable(false, false, 50, 50, c));
+  c.real = 1;
+  EXPECT_TRUE(config_usable(true, true, 25, 32, c));
+  EXPECT_FALSE(config_usable(true, true, 24, 24, c));
+  c.real = 0;
+  c.tiles = 5;
+  for (int m : {17, 33, 34, 49, 51}) EXPECT_TRUE(config_usable(true, false, m, 64, c)) << m;
+  for (int m : {18, 35, 52}) EXPECT_FALSE(config_usable(true, false, m, 64, c)) << m;
+  for (const char* other : {R"("mma": 2, "stages": 3, "tiles": 6, "edge": 1)", R"("mma": 4, "stages": 3, "edge": 1)",
+                            R"("mma": 2, "stages": 3, "tiles": 4, "edge": 2)", R"("mma": 2, "tiles": 4, "edge": 1)"})
+    expect_refused(table_with(std::string(R"({"kernel": "tsmttsm", "type": "d", "m": 50, "n": 50, )") + other + "}"),
+                   "does not have");
+  bool listed = false;
+  for (const auto& k : compiled_configs(true, false)) listed = listed || (k.edge == 1 && k.tiles == 4);
+  EXPECT_TRUE(listed);
+}
+
 // TSMTTSM with M != N and a side of 3 or less (thin_side below) has its own defaults.
 bool thin_side(int m, int n) { return m != n && std::min(m, n) <= 3 && std::max(m, n) > 2; }
 
@@ -134,7 +172,10 @@ TEST(TsmTable, TsmttsmStripEntries) {
       const bool strip = (n > 32 || (n == 32 && m >= 32)) && std::max(m, n) <= 48 && m != 1;
       const int tiles = std::max(5, (n + 7) / 8);
       EXPECT_EQ(c.tiles, strip ? tiles : 0) << m << "x" << n;
-      if (strip) EXPECT_EQ(config_name(true, c), "mma 2 stages 3 tiles " + std::to_string(tiles));
+      // (M = 33, 34 in 5 tiles: rows 32.. by FMA.)
+      if (strip)
+        EXPECT_EQ(config_name(true, c), "mma 2 stages 3 tiles " + std::to_string(tiles) +
+                                            ((m == 33 || m == 34) && tiles == 5 ? " edge" : ""));
     }
 }
 
@@ -224,7 +265,7 @@ TEST(TsmTable, RealOfComplexEntries) {
   int real = 0;
   for (bool tt : {true, false})
     for (const auto& c : compiled_configs(tt, true)) real += c.real;
-  EXPECT_EQ(real, 6);  // TSMTTSM: warp tiles 1, 2, 4 and the strips 2 x 5, 2 x 6; TSMM: mma 2
+  EXPECT_EQ(real, 8);  // TSMTTSM: warp tiles 1, 2, 4, the strips 2 x 5, 2 x 6 and those with edge rows; TSMM: mma 2
 }
 
 // The shipped TSMM choices in double: the compile-time kernel (behind

@@ -799,6 +799,7 @@ void TsmWorkload::tune(const Options& opts, Progress& progress, std::ostream& ou
           if (best.tiles > 0) e["tiles"] = best.tiles;
           if (best.products > 0) e["products"] = best.products;
           if (best.real > 0) e["real"] = best.real;
+          if (best.edge > 0) e["edge"] = best.edge;
         } else if (tt)
           e["tile"] = best.tile;
         else
