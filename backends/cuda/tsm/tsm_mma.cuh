@@ -369,7 +369,7 @@ constexpr int staged_max_threads(int wt, int wtn) {
 // Edge > 0 (double strips with Prefetch): rows 16 warps_m .. M - 1 of C (s.edge of them, at most Edge a warp)
 // by FMA beside the DMMAs: row 16 warps_m + wm + i warps_m of warp (wm, wn), i < Edge, on the B fragments the
 // warp loads anyway (lane (q, r) holds B[k][n] of its k row and column n = tile + q) and one broadcast load of A
-// a row and k step. At M = 49..51 the strips' DMMAs then cover 48 rows instead of 64, at 33..35 32 instead of 48.
+// a row and k step. At M = 33 the strips' DMMAs then cover 32 rows instead of 48.
 template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false, int Edge = 0>
 __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
@@ -484,9 +484,11 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
   static_assert(Edge == 0 || (std::is_same_v<T, double> && WT == 2 && Prefetch), "edge rows: double strips");
   constexpr int EN = Edge > 0 ? Edge : 1;
   double eacc[EN][WTN] = {};
-  int ecol[EN];
+  int ecol[EN] = {};
+  if constexpr (Edge > 0) {
 #pragma unroll
-  for (int i = 0; i < EN; ++i) ecol[i] = s.M - s.edge + wm + i * s.warps_m;  // past M: padding, never stored
+    for (int i = 0; i < Edge; ++i) ecol[i] = s.M - s.edge + wm + i * s.warps_m;  // past M: padding, never stored
+  }
   Acc<T> acc[WT][WTN];
   int am[WT], bn[WTN];
   constexpr int kWide = WT > WTN ? WT : WTN;
@@ -546,7 +548,7 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
         Frag<T> a[WT], bb[WTN];
         double ea[EN];
         load(t, a, bb, ea);
-        mma_block(acc, a, bb);
+        step_mma(a, bb, ea);
       }
     }
   }
@@ -652,7 +654,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   s.K = K;
   s.warps_m = Edge > 0 ? M / (8 * WT) : (M + 8 * WT - 1) / (8 * WT);
   s.warps_n = (N + 8 * WTN - 1) / (8 * WTN);
-  s.edge = M - 8 * WT * s.warps_m;
+  s.edge = Edge > 0 ? M - 8 * WT * s.warps_m : 0;
   if (Edge > 0 && (s.warps_m < 1 || s.edge > Edge * s.warps_m))
     throw std::logic_error("tessera::tsm native: too many edge rows for the strips");
   s.skip_global = skip_global_reduction();

@@ -217,8 +217,8 @@ void launch_staged_d(cudaStream_t stream, const NativeConfigT& c, int M, int N, 
                      int complex_out = 0, double alpha_im = 0) {
   const auto go = c.mma == 1                  ? launch_tsmttsm_staged<double, false, 1>
                   : c.mma == 4                ? launch_tsmttsm_staged<double, false, 4>
-                  : c.edge && c.tiles == 4    ? launch_tsmttsm_staged<double, false, 2, 4, 2>
-                  : c.edge                    ? launch_tsmttsm_staged<double, false, 2, 5, 1>
+                  : c.edge && c.tiles == 4    ? launch_tsmttsm_staged<double, false, 2, 4, tsm::strip_edge_rows(4)>
+                  : c.edge                    ? launch_tsmttsm_staged<double, false, 2, 5, tsm::strip_edge_rows(5)>
                   : c.tiles == 5 ? launch_tsmttsm_staged<double, false, 2, 5>
                   : c.tiles == 6 ? launch_tsmttsm_staged<double, false, 2, 6>
                                  : launch_tsmttsm_staged<double, false, 2>;

@@ -152,12 +152,11 @@ bool config_usable(bool tsmttsm, bool complex, int M, int N, const NativeConfig&
   if (c.stages != 0 && (c.stages != 3 || c.mma == 0 || !tsmttsm)) return false;
   // The staged double TSMTTSM's strips of 16 rows by 5 or 6 tiles: at most 4 x 2 warps.
   const bool strips = tsmttsm && !complex && c.mma == 2 && c.stages == 3 && c.products == 0;
-  // With edge rows by FMA: C's rows past the strips' 16 floor(M / 16), at most 2 (4 tiles) or 1 (5 tiles, where
-  // two would pass the 128 registers of the prefetching strips) for each strip.
+  // With edge rows by FMA: C's rows past the strips' 16 floor(M / 16), at most strip_edge_rows for each strip.
   if (c.edge != 0) {
     const int strips_m = M / 16, edge = M % 16;
-    return strips && c.edge == 1 && (c.tiles == 4 || c.tiles == 5) && strips_m >= 1 && edge >= 1 &&
-           edge <= (c.tiles == 4 ? 2 : 1) * strips_m;
+    return strips && c.edge == 1 && strip_edge_rows(c.tiles) > 0 && strips_m >= 1 && edge >= 1 &&
+           edge <= strip_edge_rows(c.tiles) * strips_m;
   }
   if (strips && c.tiles != 0) return c.tiles == 5 || c.tiles == 6;
   // The complex ones of 8 rows by 5 or 6 tiles: at most 16 warps, 8 with 6 tiles.

@@ -132,6 +132,11 @@ inline int tsmm_z_items_a_row_block(int N, int tiles) {
 inline int tsmm_z_stage_stride(int M) { return (M + 3) / 4 * 4; }
 inline bool tsmm_z_stages_fit(int M, int stages) { return stages * tsmm_z_stage_stride(M) <= 96; }
 
+// Edge rows by FMA (NativeConfig::edge) a double strip of 16 rows holds: 2 with
+// 4 tiles, 1 with 5 (two would pass the 128 registers of the prefetching
+// strips), none otherwise. The kernels are compiled for these counts.
+constexpr int strip_edge_rows(int tiles) { return tiles == 4 ? 2 : tiles == 5 ? 1 : 0; }
+
 // The shipped choice for a shape (M, N in 1..64).
 NativeConfig default_config(bool tsmttsm, bool complex, int M, int N);
 // Double TSMTTSM's tensor-core warps for M x N (the default where no register tile or compile-time kernel is).
