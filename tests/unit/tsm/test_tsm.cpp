@@ -257,7 +257,8 @@ TYPED_TEST(Tsm, NativeStagedWholeSectors) {
 // The double strips with C's rows past the last multiple of 16 by FMA (`edge`), forced through a table: one and
 // two edge rows a strip (4 tiles: 17 x 30, 33, 36 x 40, 49, 50, 52 x 60, 54; 5 tiles: 17 x 64, 34 x 40, 33 x 35,
 // 51 x 64), odd rows, rows of 2 mod 4 doubles (alternate k4 rows), column blocks, many stages a block, beta = 0
-// with NaN in C; complex 25, 26 x 27 and 27 x 20 as the real products of twice the sides, "T" and "C".
+// with NaN in C; complex 25, 26 x 27 and 27 x 20 (4 tiles), 17 and 17 x 19 (5 tiles) as the real products of twice
+// the sides, "T" and "C".
 TYPED_TEST(Tsm, NativeStagedEdgeRows) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     using namespace tessera::tsm;
@@ -287,8 +288,9 @@ TYPED_TEST(Tsm, NativeStagedEdgeRows) {
         check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
       }
     }
-    for (auto [M, N] : {std::pair{25, 25}, std::pair{26, 27}, std::pair{27, 20}}) {
-      force(true, M, N, 4);
+    for (auto [M, N, tiles] : {std::tuple{25, 25, 4}, std::tuple{26, 27, 4}, std::tuple{27, 20, 4},
+                               std::tuple{17, 17, 5}, std::tuple{17, 19, 5}}) {
+      force(true, M, N, tiles);
       for (bool conj : {false, true}) {
         Case c{M, N, 100003, conj};
         check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj);

@@ -204,6 +204,7 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
       EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 16) || strip ? 1 : 2) << m << "x" << n;
       EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
       EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : real && 2 * n > 32 ? (2 * n + 7) / 8 : 0) << m << "x" << n;
+      EXPECT_EQ(c.edge, real && m == 17 && c.tiles == 5 ? 1 : 0) << m << "x" << n;  // (2M = 34: edge rows)
       EXPECT_TRUE(config_usable(true, true, m, n, c)) << m << "x" << n;
     }
 }
