@@ -543,6 +543,28 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
         if (t1 + s.slices < steps) load(t1 + s.slices, a0, b0, e0);
         step_mma(a1, b1, e1);
       }
+    } else if (!s.split_rows || s.slices % 2 == 0) {
+      // A slice's steps lie 4 slices rows apart in either row order (alternate rows: slices even): pointers
+      // stepped by a constant, where the row of each step and its products took a chain of dependent integer
+      // instructions before the fragment loads.
+      const int row0 = s.split_rows ? 8 * (slice >> 1) + (slice & 1) + 2 * r : 4 * slice + r;
+      const T* pa = sa + row0 * s.lda_s;
+      const T* pb = sb + row0 * s.ldb_s;
+      const int da = 4 * s.slices * s.lda_s, db = 4 * s.slices * s.ldb_s;
+      for (int t = slice; t < steps; t += s.slices, pa += da, pb += db) {
+        Frag<T> a[WT], bb[WTN];
+        double ea[EN];
+#pragma unroll
+        for (int i = 0; i < kWide; ++i) {
+          if (i < WT) shared_frag<Conj>(a[i], pa + am[i]);
+          if (i < WTN) shared_frag<false>(bb[i], pb + bn[i]);
+        }
+        if constexpr (Edge > 0) {
+#pragma unroll
+          for (int i = 0; i < Edge; ++i) ea[i] = reinterpret_cast<const double*>(pa)[ecol[i]];
+        }
+        step_mma(a, bb, ea);
+      }
     } else {
       for (int t = slice; t < steps; t += s.slices) {
         Frag<T> a[WT], bb[WTN];
