@@ -354,6 +354,9 @@ struct StagedShape {
   double alpha_im = 0;
   // Kernels with Edge > 0 (the double strips): the last `edge` rows of C, past the strips' 16 warps_m rows, by FMA.
   int edge = 0;
+  // Kernels without the fragments ahead: the fragment pointers stepped a k4 step (TESSERA_TSM_STAGE_STEPPED = 0,
+  // benchmarks, computes each step's row instead).
+  bool stepped = true;
 };
 constexpr int kComplexT = 1, kComplexC = 2;
 
@@ -543,7 +546,7 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
         if (t1 + s.slices < steps) load(t1 + s.slices, a0, b0, e0);
         step_mma(a1, b1, e1);
       }
-    } else if (!s.split_rows || s.slices % 2 == 0) {
+    } else if (s.stepped && (!s.split_rows || s.slices % 2 == 0)) {
       // A slice's steps lie 4 slices rows apart in either row order (alternate rows: slices even): pointers
       // stepped by a constant, where the row of each step and its products took a chain of dependent integer
       // instructions before the fragment loads.
@@ -680,6 +683,8 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   if (Edge > 0 && (s.warps_m < 1 || s.edge > Edge * s.warps_m))
     throw std::logic_error("tessera::tsm native: too many edge rows for the strips");
   s.skip_global = skip_global_reduction();
+  static const bool stepped = !env_switched_off("TESSERA_TSM_STAGE_STEPPED");
+  s.stepped = stepped;
   const int wpg = s.warps_m * s.warps_n;
   if (wpg * 32 > staged_max_threads<T>(WT, WTN))
     throw std::logic_error("tessera::tsm native: tensor-core tile too small for this shape");
