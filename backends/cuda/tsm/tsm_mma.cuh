@@ -58,6 +58,21 @@ __device__ __forceinline__ void dmma16(double (&d)[4], double a0, double a1, dou
 #endif
 }
 
+// m16n8k8 (sm_90, one DMMA.16x8x8): two k4 steps in one instruction; lane l holds A[l/4][l%4], A[l/4 + 8][l%4],
+// A[l/4][l%4 + 4], A[l/4 + 8][l%4 + 4], B[l%4][l/4], B[l%4 + 4][l/4]; D as m16n8k4.
+__device__ __forceinline__ void dmma16k8(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
+                                         double b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+  (void)d, (void)a0, (void)a1, (void)a2, (void)a3, (void)b0, (void)b1;
+  __trap();  // the host never selects these kernels below sm_90
+#endif
+}
+
 struct MmaShape {
   int M, N, warps_m, warps_n, slices;
   Index K;
@@ -165,6 +180,35 @@ __device__ __forceinline__ void mma_block(Acc<zcomplex> (&acc)[WT][WTN], const F
 #pragma unroll
     for (int j = 0; j < WTN; ++j) mma_acc(acc[i][j], a[i], b[j]);
 #endif
+}
+
+// The same over a k8 step (sm_90, m16n8k8): fragments of the step's k rows r (a0, b0) and r + 4 (a1, b1);
+// double pairs tiles i, i + 1 as mma_block, complex stacks a tile's real and imaginary parts.
+template <int WT, int WTN>
+__device__ __forceinline__ void mma_block8(Acc<double> (&acc)[WT][WTN], const Frag<double> (&a0)[WT],
+                                           const Frag<double> (&a1)[WT], const Frag<double> (&b0)[WTN],
+                                           const Frag<double> (&b1)[WTN]) {
+  static_assert(WT % 2 == 0, "m16n8k8 pairs of tiles");
+#pragma unroll
+  for (int i = 0; i < WT; i += 2)
+#pragma unroll
+    for (int j = 0; j < WTN; ++j) {
+      double d[4] = {acc[i][j].d0, acc[i][j].d1, acc[i + 1][j].d0, acc[i + 1][j].d1};
+      dmma16k8(d, a0[i].v, a0[i + 1].v, a1[i].v, a1[i + 1].v, b0[j].v, b1[j].v);
+      acc[i][j].d0 = d[0], acc[i][j].d1 = d[1], acc[i + 1][j].d0 = d[2], acc[i + 1][j].d1 = d[3];
+    }
+}
+template <int WT, int WTN>
+__device__ __forceinline__ void mma_block8(Acc<zcomplex> (&acc)[WT][WTN], const Frag<zcomplex> (&a0)[WT],
+                                           const Frag<zcomplex> (&a1)[WT], const Frag<zcomplex> (&b0)[WTN],
+                                           const Frag<zcomplex> (&b1)[WTN]) {
+#pragma unroll
+  for (int i = 0; i < WT; ++i)
+#pragma unroll
+    for (int j = 0; j < WTN; ++j) {
+      dmma16k8(acc[i][j].re, a0[i].re, a0[i].im, a1[i].re, a1[i].im, b0[j].re, b1[j].re);
+      dmma16k8(acc[i][j].im, a0[i].re, a0[i].im, a1[i].re, a1[i].im, b0[j].im, b1[j].im);
+    }
 }
 
 // Rows per K-loop iteration of a K slice: two k4 steps.
@@ -373,8 +417,8 @@ constexpr int staged_max_threads(int wt, int wtn) {
 // by FMA beside the DMMAs: row 16 warps_m + wm + i warps_m of warp (wm, wn), i < Edge, on the B fragments the
 // warp loads anyway (lane (q, r) holds B[k][n] of its k row and column n = tile + q) and one broadcast load of A
 // a row and k step. At M = 33 the strips' DMMAs then cover 32 rows instead of 48.
-template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false, int Edge = 0>
-__global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
+template <class T, bool Conj, int WT, int WTN, bool OddRows, bool Prefetch = false, int Edge = 0, bool K8 = false>
+__global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 128 / staged_max_threads<T>(WT, WTN) : 1)
     tsmttsm_staged_kernel(StagedShape s, const T* __restrict__ A, Index lda, const T* __restrict__ B, Index ldb,
                           T* C, Index ldcr, Index ldcc, T alpha) {
   extern __shared__ double smem_raw[];
@@ -532,7 +576,25 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN))
           for (int j = 0; j < WTN; ++j) eacc[i][j] = fma(ea[i], bb[j].v, eacc[i][j]);
       }
     };
-    if constexpr (Prefetch) {
+    if constexpr (K8) {
+      // k8 steps (m16n8k8, half the DMMAs of the k4 steps): rows 8u + r and 8u + r + 4 of step u (8u + 2r and
+      // 8u + 2r + 1 with alternate rows), the slices on alternate steps, pointers stepped by a constant.
+      static_assert(!Prefetch && Edge == 0, "k8 steps: the square warps without the fragments ahead");
+      const int lo = s.split_rows ? 2 * r : r, hi = s.split_rows ? 1 : 4;
+      const T* pa = sa + (8 * slice + lo) * s.lda_s;
+      const T* pb = sb + (8 * slice + lo) * s.ldb_s;
+      const int ha = hi * s.lda_s, hb = hi * s.ldb_s;
+      const int da = 8 * s.slices * s.lda_s, db = 8 * s.slices * s.ldb_s;
+      for (int u = slice; u < s.rows / 8; u += s.slices, pa += da, pb += db) {
+        Frag<T> a0[WT], a1[WT], b0[WTN], b1[WTN];
+#pragma unroll
+        for (int i = 0; i < kWide; ++i) {
+          if (i < WT) shared_frag<Conj>(a0[i], pa + am[i]), shared_frag<Conj>(a1[i], pa + ha + am[i]);
+          if (i < WTN) shared_frag<false>(b0[i], pb + bn[i]), shared_frag<false>(b1[i], pb + hb + bn[i]);
+        }
+        mma_block8(acc, a0, a1, b0, b1);
+      }
+    } else if constexpr (Prefetch) {
       // The next step's fragments loaded before this step's DMMAs.
       Frag<T> a0[WT], b0[WTN], a1[WT], b1[WTN];
       double e0[EN], e1[EN];
@@ -738,11 +800,16 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
       s.ldb_s += s.copy_b == kOddRows && ldb % 4 == 3 ? 2 : 0;
     }
   }
+  // k8 steps (m16n8k8) in the square warps of even tiles (double 2 x 2 and 4 x 4, complex 2 x 2) on sm_90;
+  // TESSERA_TSM_STAGE_K8 = 0 (benchmarks) keeps the k4 steps.
+  constexpr bool kK8able = Edge == 0 && WT == WTN && (std::is_same_v<T, double> ? WT == 2 || WT == 4 : WT == 2);
+  static const bool k8_on = !env_switched_off("TESSERA_TSM_STAGE_K8") && has_dmma16();
+  const bool k8 = kK8able && k8_on;
   auto go = [&](auto kernel) {
-    // Stage size: a multiple of 4 slices' k4 steps (of 8 rows with alternate rows), about the bytes that
-    // staged_stage_bytes gives.
+    // Stage size: a multiple of 4 slices' k4 steps (of 8 rows with alternate rows; 8 slices' rows for the k8
+    // steps), about the bytes that staged_stage_bytes gives.
     const int row_bytes = (s.lda_s + s.ldb_s) * int(sizeof(T));
-    const int unit = 4 * s.slices * (s.split_rows && s.slices % 2 ? 2 : 1);
+    const int unit = k8 ? 8 * s.slices : 4 * s.slices * (s.split_rows && s.slices % 2 ? 2 : 1);
     s.rows = std::max(unit, int(staged_stage_bytes(kernel, threads) / row_bytes) / unit * unit);
     const std::size_t stage_bytes = std::size_t(s.rows) * row_bytes;
     const std::size_t smem = std::max(kStages * stage_bytes, std::size_t(s.slices) * M * N * sizeof(T));
@@ -757,20 +824,24 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   // M = N = 34, 36, 38, 40 on an H200. With 4 x 4 warp tiles (M = N = 64: 0.82x) and in complex (32: 0.93x)
   // the extra fragment registers cost more than the overlap gives. TESSERA_TSM_STAGE_PREFETCH = 0
   // (benchmarks) turns it off.
-  auto with_rows = [&](auto pf) {
+  auto with_rows = [&](auto pf, auto k8_steps) {
+    constexpr bool kPf = decltype(pf)::value, kK8 = decltype(k8_steps)::value;
     if constexpr (kOddKernel) {
-      if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, decltype(pf)::value, Edge>);
+      if (odd) return go(tsmttsm_staged_kernel<T, Conj, WT, WTN, true, kPf, Edge, kK8>);
     }
-    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, decltype(pf)::value, Edge>);
+    go(tsmttsm_staged_kernel<T, Conj, WT, WTN, false, kPf, Edge, kK8>);
   };
-  if constexpr (Edge > 0) {
-    with_rows(std::true_type{});  // (compiled with the prefetch only)
+  if constexpr (kK8able) {
+    if (k8) with_rows(std::false_type{}, std::true_type{});
+    else with_rows(std::false_type{}, std::false_type{});
+  } else if constexpr (Edge > 0) {
+    with_rows(std::true_type{}, std::false_type{});  // (compiled with the prefetch only)
   } else if constexpr (std::is_same_v<T, double> && WT == 2 && WTN > 2) {
     static const bool prefetch = !env_switched_off("TESSERA_TSM_STAGE_PREFETCH");
-    if (prefetch) with_rows(std::true_type{});
-    else with_rows(std::false_type{});
+    if (prefetch) with_rows(std::true_type{}, std::false_type{});
+    else with_rows(std::false_type{}, std::false_type{});
   } else {
-    with_rows(std::false_type{});
+    with_rows(std::false_type{}, std::false_type{});
   }
   check(cudaGetLastError(), "tsmttsm (tensor cores, cp.async stages) launch");
 }

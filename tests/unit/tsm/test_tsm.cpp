@@ -302,6 +302,50 @@ TYPED_TEST(Tsm, NativeStagedEdgeRows) {
   }
 }
 
+// The staged TSMTTSM kernels' k8 steps (m16n8k8, square warps of even tiles), forced through a table: double
+// 4 x 4 warps (64, 49 x 57 with odd rows, 56 x 64, 50 with alternate rows) and 2 x 2 (29, 30 x 26, 18 x 31),
+// complex 2 x 2 (25, 28 x 31, 64, 56 x 60), "T" and "C"; many stages a block, a last chunk part filled, column
+// blocks, beta = 0 with NaN in C.
+TYPED_TEST(Tsm, NativeStagedK8Steps) {
+  if constexpr (tessera::is_device_space_v<TypeParam>) {
+    using namespace tessera::tsm;
+    const auto seed = tessera::test::fresh_seed();
+    const auto force = [](bool z, int M, int N, int mma) {
+      NativeConfig nc;
+      nc.mma = mma;
+      nc.stages = 3;
+      ASSERT_TRUE(config_usable(true, z, M, N, nc)) << config_name(true, nc) << " " << M << "x" << N;
+      set_active_table(Table{"", {TableEntry{true, z, M, N, nc}}});
+    };
+    for (auto [M, N, K, mma] : {std::tuple{64, 64, 200003, 4}, std::tuple{49, 57, 200003, 4},
+                                std::tuple{56, 64, 100003, 4}, std::tuple{50, 50, 100001, 4},
+                                std::tuple{29, 29, 200003, 2}, std::tuple{30, 26, 100003, 2},
+                                std::tuple{18, 31, 100001, 2}}) {
+      force(false, M, N, mma);
+      SCOPED_TRACE("mma " + std::to_string(mma) + " stages 3");
+      for (Lay lay : {Lay::right, Lay::sectors, Lay::block}) {
+        Case c{M, N, lay == Lay::right ? K : K / 4, false, lay};
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay));
+        c.zero_beta = true;
+        check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
+      }
+    }
+    for (auto [M, N, K] : {std::tuple{25, 25, 200003}, std::tuple{28, 31, 100003}, std::tuple{64, 64, 100003},
+                           std::tuple{56, 60, 100001}}) {
+      force(true, M, N, 2);
+      for (bool conj : {false, true}) {
+        Case c{M, N, K, conj};
+        check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj);
+        c.zero_beta = true;
+        c.lay = Lay::block;
+        c.K = K / 4;
+        check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj + 2);
+      }
+    }
+    set_active_table(Table{});
+  }
+}
+
 // Native TSMM, double, on shapes {M, N, K}: packed rows, column blocks with
 // odd and with even row strides (K / 4 rows), beta random and beta = 0 with
 // NaN in B.
