@@ -182,8 +182,8 @@ __device__ __forceinline__ void mma_block(Acc<zcomplex> (&acc)[WT][WTN], const F
 #endif
 }
 
-// The same over a k8 step (sm_90, m16n8k8): fragments of the step's k rows r (a0, b0) and r + 4 (a1, b1);
-// double pairs tiles i, i + 1 as mma_block, complex stacks a tile's real and imaginary parts.
+// The same over a k8 step (sm_90, m16n8k8): fragments of the step's k rows r (a0, b0) and r + 4 (a1, b1), tiles
+// i, i + 1 paired as in mma_block.
 template <int WT, int WTN>
 __device__ __forceinline__ void mma_block8(Acc<double> (&acc)[WT][WTN], const Frag<double> (&a0)[WT],
                                            const Frag<double> (&a1)[WT], const Frag<double> (&b0)[WTN],
@@ -198,19 +198,6 @@ __device__ __forceinline__ void mma_block8(Acc<double> (&acc)[WT][WTN], const Fr
       acc[i][j].d0 = d[0], acc[i][j].d1 = d[1], acc[i + 1][j].d0 = d[2], acc[i + 1][j].d1 = d[3];
     }
 }
-template <int WT, int WTN>
-__device__ __forceinline__ void mma_block8(Acc<zcomplex> (&acc)[WT][WTN], const Frag<zcomplex> (&a0)[WT],
-                                           const Frag<zcomplex> (&a1)[WT], const Frag<zcomplex> (&b0)[WTN],
-                                           const Frag<zcomplex> (&b1)[WTN]) {
-#pragma unroll
-  for (int i = 0; i < WT; ++i)
-#pragma unroll
-    for (int j = 0; j < WTN; ++j) {
-      dmma16k8(acc[i][j].re, a0[i].re, a0[i].im, a1[i].re, a1[i].im, b0[j].re, b1[j].re);
-      dmma16k8(acc[i][j].im, a0[i].re, a0[i].im, a1[i].re, a1[i].im, b0[j].im, b1[j].im);
-    }
-}
-
 // Rows per K-loop iteration of a K slice: two k4 steps.
 constexpr int kMmaRows = 8;
 
@@ -800,9 +787,10 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
       s.ldb_s += s.copy_b == kOddRows && ldb % 4 == 3 ? 2 : 0;
     }
   }
-  // k8 steps (m16n8k8) in the square warps of even tiles (double 2 x 2 and 4 x 4, complex 2 x 2) on sm_90;
-  // TESSERA_TSM_STAGE_K8 = 0 (benchmarks) keeps the k4 steps.
-  constexpr bool kK8able = Edge == 0 && WT == WTN && (std::is_same_v<T, double> ? WT == 2 || WT == 4 : WT == 2);
+  // k8 steps (m16n8k8) in double's square warps of even tiles (2 x 2, 4 x 4) on sm_90; TESSERA_TSM_STAGE_K8 = 0
+  // (benchmarks) keeps the k4 steps. (Complex 2 x 2 warps with k8 steps ran as with k4 steps at M = N = 25..32
+  // on an H200, 0.99-1.02x, and spilled: not compiled.)
+  constexpr bool kK8able = std::is_same_v<T, double> && Edge == 0 && WT == WTN && (WT == 2 || WT == 4);
   static const bool k8_on = !env_switched_off("TESSERA_TSM_STAGE_K8") && has_dmma16();
   const bool k8 = kK8able && k8_on;
   auto go = [&](auto kernel) {

@@ -78,12 +78,12 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
       c.stages = d > (complex ? 8 : 32) ? 3 : 0;
       if (c.stages && N > 32 && d <= 48) c.tiles = (N + 7) / 8;
     }
-  } else if (tsmttsm && complex && d > 16 && d <= 24) {
+  } else if (tsmttsm && complex && d > 16 && d <= 31) {
     // The real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N passes
     // 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a tie at
     // 28).
     // Complex 17 rows: the real product's edge rows at 2M = 34 (an H200, 2026-12-02: 1.04x, 96.1% of R, 1.09x
-    // cuBLASLt).
+    // cuBLASLt). From 25 double's 4 x 4 warps with k8 steps (an H200, 2026-12-02: TODO).
     c = default_config(true, false, 2 * M, 2 * N);
     if (2 * N == 32) c.tiles = 0, c.edge = 0;  // (double's strips at N = 32 are not measured here)
     c.real = 1;

@@ -199,11 +199,13 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
       if (thin_side(m, n)) continue;
       const NativeConfig c = default_config(true, true, m, n);
       const int d = std::max(m, n);
-      const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 24;
+      // The real product of 2M x 2N at 17..31: double's 16-row warps (strips where 2N passes 32) to 24, its
+      // 4 x 4 warps from 25.
+      const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 31, real4 = real && d >= 25;
       EXPECT_EQ(c.real, real ? 1 : 0) << m << "x" << n;
-      EXPECT_EQ(c.mma, d <= 2 ? 0 : d <= 8 || (d > 12 && d <= 16) || strip ? 1 : 2) << m << "x" << n;
+      EXPECT_EQ(c.mma, d <= 2 ? 0 : real4 ? 4 : d <= 8 || (d > 12 && d <= 16) || strip ? 1 : 2) << m << "x" << n;
       EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
-      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : real && 2 * n > 32 ? (2 * n + 7) / 8 : 0) << m << "x" << n;
+      EXPECT_EQ(c.tiles, strip ? (n + 7) / 8 : real && !real4 && 2 * n > 32 ? (2 * n + 7) / 8 : 0) << m << "x" << n;
       EXPECT_EQ(c.edge, real && m == 17 && c.tiles == 5 ? 1 : 0) << m << "x" << n;  // (2M = 34: edge rows)
       EXPECT_TRUE(config_usable(true, true, m, n, c)) << m << "x" << n;
     }
