@@ -78,12 +78,13 @@ NativeConfig default_config(bool tsmttsm, bool complex, int M, int N) {
       c.stages = d > (complex ? 8 : 32) ? 3 : 0;
       if (c.stages && N > 32 && d <= 48) c.tiles = (N + 7) / 8;
     }
-  } else if (tsmttsm && complex && d > 16 && d <= 31) {
+  } else if (tsmttsm && complex && d > 16 && d <= 32) {
     // The real product of 2M x 2N on double's staged kernel there (the 16-row warps, strips where 2N passes
     // 32): on an H200 1.08x at 18, 1.13x at 20, 1.08x at 24 against the one-tile warps (0.97x at 16, a tie at
     // 28).
     // Complex 17 rows: the real product's edge rows at 2M = 34 (an H200, 2026-12-02: 1.04x, 96.1% of R, 1.09x
-    // cuBLASLt). From 25 double's 4 x 4 warps with k8 steps (an H200, 2026-12-02: TODO).
+    // cuBLASLt). From 25 double's 4 x 4 warps with k8 steps (an H200, 2026-12-02: 87.0-93.1% of R at 25..31
+    // against 80.3-88.1% on the complex 2 x 2 warps, 1.05-1.08x; 32 1.02x in three alternating processes).
     c = default_config(true, false, 2 * M, 2 * N);
     if (2 * N == 32) c.tiles = 0, c.edge = 0;  // (double's strips at N = 32 are not measured here)
     c.real = 1;

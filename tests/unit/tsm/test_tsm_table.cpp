@@ -199,9 +199,9 @@ TEST(TsmTable, ComplexTsmttsmWarpTiles) {
       if (thin_side(m, n)) continue;
       const NativeConfig c = default_config(true, true, m, n);
       const int d = std::max(m, n);
-      // The real product of 2M x 2N at 17..31: double's 16-row warps (strips where 2N passes 32) to 24, its
+      // The real product of 2M x 2N at 17..32: double's 16-row warps (strips where 2N passes 32) to 24, its
       // 4 x 4 warps from 25.
-      const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 31, real4 = real && d >= 25;
+      const bool strip = n > 32 && d <= 48, real = d > 16 && d <= 32, real4 = real && d >= 25;
       EXPECT_EQ(c.real, real ? 1 : 0) << m << "x" << n;
       EXPECT_EQ(c.mma, d <= 2 ? 0 : real4 ? 4 : d <= 8 || (d > 12 && d <= 16) || strip ? 1 : 2) << m << "x" << n;
       EXPECT_EQ(c.stages, d >= 6 ? 3 : 0) << m << "x" << n;
