@@ -254,6 +254,13 @@ TYPED_TEST(Tsm, NativeStagedWholeSectors) {
   }
 }
 
+// The native TSMTTSM of M x N (complex: z) runs configuration nc: a table of that one entry.
+void force_tsmttsm_config(bool z, int M, int N, const tessera::tsm::NativeConfig& nc) {
+  using namespace tessera::tsm;
+  ASSERT_TRUE(config_usable(true, z, M, N, nc)) << config_name(true, nc) << " " << M << "x" << N;
+  set_active_table(Table{"", {TableEntry{true, z, M, N, nc}}});
+}
+
 // The double strips with C's rows past the last multiple of 16 by FMA (`edge`), forced through a table: one and
 // two edge rows a strip (4 tiles: 17 x 30, 33, 36 x 40, 49, 50, 52 x 60, 54; 5 tiles: 17 x 64, 34 x 40, 33 x 35,
 // 51 x 64), odd rows, rows of 2 mod 4 doubles (alternate k4 rows), column blocks, many stages a block, beta = 0
@@ -270,8 +277,7 @@ TYPED_TEST(Tsm, NativeStagedEdgeRows) {
       nc.tiles = tiles;
       nc.edge = 1;
       nc.real = z ? 1 : 0;
-      ASSERT_TRUE(config_usable(true, z, M, N, nc)) << config_name(true, nc) << " " << M << "x" << N;
-      set_active_table(Table{"", {TableEntry{true, z, M, N, nc}}});
+      force_tsmttsm_config(z, M, N, nc);
     };
     for (auto [M, N, K, tiles] : {std::tuple{17, 30, 200003, 4}, std::tuple{33, 33, 300007, 4},
                                   std::tuple{36, 40, 100003, 4}, std::tuple{49, 49, 200003, 4},
@@ -302,10 +308,10 @@ TYPED_TEST(Tsm, NativeStagedEdgeRows) {
   }
 }
 
-// The staged TSMTTSM kernels' k8 steps (m16n8k8, square warps of even tiles), forced through a table: double
-// 4 x 4 warps (64, 49 x 57 with odd rows, 56 x 64, 50 with alternate rows) and 2 x 2 (29, 30 x 26, 18 x 31),
-// complex 2 x 2 (25, 28 x 31, 64, 56 x 60), "T" and "C"; many stages a block, a last chunk part filled, column
-// blocks, beta = 0 with NaN in C.
+// The staged TSMTTSM kernels' square warps, forced through a table: double's k8 steps (m16n8k8) on 4 x 4 warps
+// (64, 49 x 57 with odd rows, 56 x 64, 50 with alternate rows) and 2 x 2 (29, 30 x 26, 18 x 31); complex as the
+// real product on the 4 x 4 warps (25, 28 x 31, 32) and on complex 2 x 2 warps (k4 steps, 64, 56 x 60), "T" and
+// "C"; many stages a block, a last chunk part filled, column blocks, beta = 0 with NaN in C.
 TYPED_TEST(Tsm, NativeStagedK8Steps) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     using namespace tessera::tsm;
@@ -314,8 +320,8 @@ TYPED_TEST(Tsm, NativeStagedK8Steps) {
       NativeConfig nc;
       nc.mma = mma;
       nc.stages = 3;
-      ASSERT_TRUE(config_usable(true, z, M, N, nc)) << config_name(true, nc) << " " << M << "x" << N;
-      set_active_table(Table{"", {TableEntry{true, z, M, N, nc}}});
+      nc.real = z && mma == 4 ? 1 : 0;
+      force_tsmttsm_config(z, M, N, nc);
     };
     for (auto [M, N, K, mma] : {std::tuple{64, 64, 200003, 4}, std::tuple{49, 57, 200003, 4},
                                 std::tuple{56, 64, 100003, 4}, std::tuple{50, 50, 100001, 4},
@@ -330,9 +336,10 @@ TYPED_TEST(Tsm, NativeStagedK8Steps) {
         check_tsmttsm<double, TypeParam, Public>(c, seed + M + N + int(lay) + 7);
       }
     }
-    for (auto [M, N, K] : {std::tuple{25, 25, 200003}, std::tuple{28, 31, 100003}, std::tuple{64, 64, 100003},
-                           std::tuple{56, 60, 100001}}) {
-      force(true, M, N, 2);
+    for (auto [M, N, K, mma] : {std::tuple{25, 25, 200003, 4}, std::tuple{28, 31, 100003, 4},
+                                std::tuple{32, 32, 100001, 4}, std::tuple{64, 64, 100003, 2},
+                                std::tuple{56, 60, 100001, 2}}) {
+      force(true, M, N, mma);
       for (bool conj : {false, true}) {
         Case c{M, N, K, conj};
         check_tsmttsm<zc, TypeParam, Public>(c, seed + M + N + conj);
