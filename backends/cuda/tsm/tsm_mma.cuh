@@ -198,6 +198,7 @@ __device__ __forceinline__ void mma_block8(Acc<double> (&acc)[WT][WTN], const Fr
       acc[i][j].d0 = d[0], acc[i][j].d1 = d[1], acc[i + 1][j].d0 = d[2], acc[i + 1][j].d1 = d[3];
     }
 }
+
 // Rows per K-loop iteration of a K slice: two k4 steps.
 constexpr int kMmaRows = 8;
 
@@ -789,7 +790,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   }
   // k8 steps (m16n8k8) in double's square warps of even tiles (2 x 2, 4 x 4) on sm_90: half the DMMAs, the NOP
   // before each and the address arithmetic of the k4 steps, which bound the 4 x 4 warps (an H200, 2026-12-02:
-  // 1.05-1.07x at even M = N 50..62, 1.01-1.04x at odd 49..63, 1.02x at 64, 1.03x at 29 on the 2 x 2 warps; a
+  // 1.04-1.06x at even M = N 50..62, 1.00-1.03x at odd 49..63, 1.02x at 64, 1.03x at 29 on the 2 x 2 warps; a
   // tie at 16). ptxas holds them at 128 registers (2 blocks an SM of 256 threads). TESSERA_TSM_STAGE_K8 = 0
   // (benchmarks) keeps the k4 steps. (Complex 2 x 2 warps with k8 steps ran as with k4 steps at M = N = 25..32,
   // 0.99-1.02x, and spilled: not compiled; complex 25..32 runs as the real product on the 4 x 4 warps.)
