@@ -543,17 +543,21 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
     const T* sa = stage0 + b * stage_elems;
     const T* sb = sa + s.rows * s.lda_s;
     const int steps = s.rows / 4;
-    auto load = [&](int t, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN], double(&ea)[EN]) {
-      const int row = s.split_rows ? 8 * (t >> 1) + (t & 1) + 2 * r : 4 * t + r;
+    // A lane's fragments of one k row: pa, pb its row of the stage's A and B.
+    auto load_at = [&](const T* pa, const T* pb, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN], double(&ea)[EN]) {
 #pragma unroll
       for (int i = 0; i < kWide; ++i) {
-        if (i < WT) shared_frag<Conj>(a[i], sa + row * s.lda_s + am[i]);
-        if (i < WTN) shared_frag<false>(bb[i], sb + row * s.ldb_s + bn[i]);
+        if (i < WT) shared_frag<Conj>(a[i], pa + am[i]);
+        if (i < WTN) shared_frag<false>(bb[i], pb + bn[i]);
       }
       if constexpr (Edge > 0) {
 #pragma unroll
-        for (int i = 0; i < Edge; ++i) ea[i] = reinterpret_cast<const double*>(sa)[row * s.lda_s + ecol[i]];
+        for (int i = 0; i < Edge; ++i) ea[i] = reinterpret_cast<const double*>(pa)[ecol[i]];
       }
+    };
+    auto load = [&](int t, Frag<T>(&a)[WT], Frag<T>(&bb)[WTN], double(&ea)[EN]) {
+      const int row = s.split_rows ? 8 * (t >> 1) + (t & 1) + 2 * r : 4 * t + r;
+      load_at(sa + row * s.lda_s, sb + row * s.ldb_s, a, bb, ea);
     };
     auto step_mma = [&](const Frag<T>(&a)[WT], const Frag<T>(&bb)[WTN], const double(&ea)[EN]) {
       mma_block(acc, a, bb);
@@ -575,11 +579,9 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
       const int da = 8 * s.slices * s.lda_s, db = 8 * s.slices * s.ldb_s;
       for (int u = slice; u < s.rows / 8; u += s.slices, pa += da, pb += db) {
         Frag<T> a0[WT], a1[WT], b0[WTN], b1[WTN];
-#pragma unroll
-        for (int i = 0; i < kWide; ++i) {
-          if (i < WT) shared_frag<Conj>(a0[i], pa + am[i]), shared_frag<Conj>(a1[i], pa + ha + am[i]);
-          if (i < WTN) shared_frag<false>(b0[i], pb + bn[i]), shared_frag<false>(b1[i], pb + hb + bn[i]);
-        }
+        double none[EN];
+        load_at(pa, pb, a0, b0, none);
+        load_at(pa + ha, pb + hb, a1, b1, none);
         mma_block8(acc, a0, a1, b0, b1);
       }
     } else if constexpr (Prefetch) {
@@ -607,15 +609,7 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
       for (int t = slice; t < steps; t += s.slices, pa += da, pb += db) {
         Frag<T> a[WT], bb[WTN];
         double ea[EN];
-#pragma unroll
-        for (int i = 0; i < kWide; ++i) {
-          if (i < WT) shared_frag<Conj>(a[i], pa + am[i]);
-          if (i < WTN) shared_frag<false>(bb[i], pb + bn[i]);
-        }
-        if constexpr (Edge > 0) {
-#pragma unroll
-          for (int i = 0; i < Edge; ++i) ea[i] = reinterpret_cast<const double*>(pa)[ecol[i]];
-        }
+        load_at(pa, pb, a, bb, ea);
         step_mma(a, bb, ea);
       }
     } else {
