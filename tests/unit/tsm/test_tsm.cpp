@@ -310,9 +310,9 @@ TYPED_TEST(Tsm, NativeStagedEdgeRows) {
 
 // The staged TSMTTSM kernels' square warps, forced through a table: double's k8 steps (m16n8k8) on 4 x 4 warps
 // (64, 49 x 57 with odd rows, 56 x 64, 50 with alternate rows) and 2 x 2 (29, 30 x 26, 18 x 31); complex as the
-// real product on the 4 x 4 warps (25, 28 x 31, 32) and complex 2 x 2 warps (k4 steps: 64,
-// 56 x 60, 33 x 47 with ragged warps, 12 x 20 with several slices), "T" and "C"; many stages a block, a last chunk
-// part filled, column blocks, beta = 0 with NaN in C.
+// real product on the 4 x 4 warps (25, 28 x 31, 32) and complex 2 x 2 warps (k4 steps: 64, 56 x 60, 33 x 47 with
+// ragged warps, 12 x 20 with several slices), "T" and "C"; many stages a block, a last chunk part filled, column
+// blocks, beta = 0 with NaN in C.
 TYPED_TEST(Tsm, NativeStagedK8Steps) {
   if constexpr (tessera::is_device_space_v<TypeParam>) {
     using namespace tessera::tsm;
