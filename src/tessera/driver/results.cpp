@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tessera::driver {
@@ -253,10 +254,20 @@ void print_report(const Report& r, std::ostream& out) {
 }
 
 void check_output_path(const std::string& path) {
+  if (path.empty()) throw UsageError("an output path is empty");
+  if (path.back() == '/') throw UsageError("cannot write '" + path + "': it names a folder, not a file");
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (access(dir.c_str(), W_OK) != 0)
-    throw UsageError("cannot write '" + path + "': folder '" + dir + "' does not exist or is not writable");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("cannot write '" + path + "': it is a folder");
+  // access() says yes to root on read-only and pseudo file systems: create
+  // (and remove) a file beside the output, as writing it later will.
+  std::string probe = dir + "/.tessera-probe-XXXXXX";
+  const int fd = access(dir.c_str(), W_OK) == 0 ? mkstemp(probe.data()) : -1;
+  if (fd < 0) throw UsageError("cannot write '" + path + "': folder '" + dir + "' does not exist or is not writable");
+  close(fd);
+  unlink(probe.c_str());
 }
 
 void write_file_atomically(const std::string& path, const std::string& contents) {

@@ -1,12 +1,12 @@
 // The video workload: merges the selected kernel families' variant tables.
 #include "tessera/video/workload/video_workload.hpp"
 
+#include "tessera/driver/results.hpp"
 #include "tessera/driver/workload_helpers.hpp"
 #include "tessera/video/video_io.hpp"
 #include "tessera/video/workload/video_tables.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 namespace tessera::video {
@@ -35,15 +35,6 @@ PlaneSize parse_plane_size(const std::string& option, const std::string& text) {
   } catch (const UsageError&) {
     throw bad();
   }
-}
-
-void check_output_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError("--output: directory '" + dir.string() + "' does not exist");
-  if (fs::is_directory(p, ec)) throw UsageError("--output: '" + path + "' is a directory");
 }
 
 namespace {
@@ -126,7 +117,7 @@ class VideoWorkload final : public driver::Workload {
       }
     }
     const std::string output = opts.get("output", "");
-    if (!output.empty()) check_output_path(output);
+    if (!output.empty()) driver::check_output_path(output);
     // --output goes to bspline when it runs, else to bilateral, else to conv3d.
     std::string output_owner;
     for (const char* k : {"bspline", "bilateral", "conv3d"})

@@ -19,7 +19,5 @@ struct PlaneSize {
 };
 // "WxH" -> size (1..16384 per side), else UsageError naming the option.
 PlaneSize parse_plane_size(const std::string& option, const std::string& text);
-// UsageError unless the output's directory exists (checked before any work).
-void check_output_path(const std::string& path);
 
 }  // namespace tessera::video
