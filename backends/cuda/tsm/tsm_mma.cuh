@@ -417,6 +417,12 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
   const int slice = warp / wpg, w = warp % wpg;
   const int wm = w / s.warps_n, wn = w % s.warps_n;
   const int r = lane & 3, q = lane >> 2;
+  if constexpr (std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0) {
+    if (gridDim.y > 1) {  // column blocks: this block's columns of B and C (launch_tsmttsm_staged)
+      B += Index(blockIdx.y) * s.N;
+      C += Index(blockIdx.y) * s.N * ldcc;
+    }
+  }
 
   // Zero the stages once: the padding columns are never copied and read as zeros.
   for (int e = threadIdx.x; e < kStages * stage_elems; e += blockDim.x) stage0[e] = T(0);
@@ -715,6 +721,15 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
 template <class T, bool Conj, int WT, int WTN = WT, int Edge = 0>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
                            Index ldb, T* C, Index ldcr, Index ldcc, int complex_out = 0, double alpha_im = 0) {
+  // Column blocks (TESSERA_TSM_STAGE_COLUMN_BLOCKS = 2, an experiment, off by default; complex 2 x 2 warps, N
+  // even from 32): the second index of a 2-D grid picks a half of C's columns (and B's), a block holding half
+  // the warps, so that two blocks an SM run their stages between barriers of their own, as cuBLASLt's complex
+  // kernel does at M = N = 64 (docs/perf/tsm.md, "Complex products on fewer DMMA instructions"). A is read
+  // once a half.
+  static const long column_blocks = env_integer("TESSERA_TSM_STAGE_COLUMN_BLOCKS", 1, 2).value_or(1);
+  constexpr bool kColumnBlockable = std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0;
+  const int cb = kColumnBlockable && complex_out == 0 && N >= 32 && N % 2 == 0 ? int(column_blocks) : 1;
+  N /= cb;
   StagedShape s;
   s.complex_out = complex_out;
   s.alpha_im = alpha_im;
@@ -803,7 +818,8 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     const Index chunks = (K + s.rows - 1) / s.rows;
     const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
     const Index grid = launch_grid(want, per_sm);
-    kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+    const dim3 blocks(unsigned(std::max<Index>(1, (grid + cb - 1) / cb)), unsigned(cb));
+    kernel<<<blocks, threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   };
   // Next k step's fragments loaded before this step's DMMAs: only in the double 16-row strips (warp tiles
   // 2 x 3..4), which have one strip's worth of DMMAs per load and stalled on the loads: 1.10-1.13x at
