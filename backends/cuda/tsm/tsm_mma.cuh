@@ -401,6 +401,10 @@ constexpr int staged_max_threads(int wt, int wtn) {
   return (sizeof(T) == sizeof(double) ? wt * wtn >= 16 : wt * wtn >= 6) ? 256 : 512;
 }
 
+// Kernels that may split C's columns between the blocks of a 2-D grid (launch_tsmttsm_staged's column blocks).
+template <class T, int WT, int WTN, int Edge>
+constexpr bool kColumnBlockable = std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0;
+
 // Edge > 0 (double strips with Prefetch): rows 16 warps_m .. M - 1 of C (s.edge of them, at most Edge a warp)
 // by FMA beside the DMMAs: row 16 warps_m + wm + i warps_m of warp (wm, wn), i < Edge, on the B fragments the
 // warp loads anyway (lane (q, r) holds B[k][n] of its k row and column n = tile + q) and one broadcast load of A
@@ -417,7 +421,7 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
   const int slice = warp / wpg, w = warp % wpg;
   const int wm = w / s.warps_n, wn = w % s.warps_n;
   const int r = lane & 3, q = lane >> 2;
-  if constexpr (std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0) {
+  if constexpr (kColumnBlockable<T, WT, WTN, Edge>) {
     if (gridDim.y > 1) {  // column blocks: this block's columns of B and C (launch_tsmttsm_staged)
       B += Index(blockIdx.y) * s.N;
       C += Index(blockIdx.y) * s.N * ldcc;
@@ -727,8 +731,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
   // kernel does at M = N = 64 (docs/perf/tsm.md, "Complex products on fewer DMMA instructions"). A is read
   // once a half.
   static const long column_blocks = env_integer("TESSERA_TSM_STAGE_COLUMN_BLOCKS", 1, 2).value_or(1);
-  constexpr bool kColumnBlockable = std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0;
-  const int cb = kColumnBlockable && complex_out == 0 && N >= 32 && N % 2 == 0 ? int(column_blocks) : 1;
+  const int cb = kColumnBlockable<T, WT, WTN, Edge> && complex_out == 0 && N >= 32 && N % 2 == 0 ? int(column_blocks) : 1;
   N /= cb;
   StagedShape s;
   s.complex_out = complex_out;
