@@ -401,10 +401,6 @@ constexpr int staged_max_threads(int wt, int wtn) {
   return (sizeof(T) == sizeof(double) ? wt * wtn >= 16 : wt * wtn >= 6) ? 256 : 512;
 }
 
-// Kernels that may split C's columns between the blocks of a 2-D grid (launch_tsmttsm_staged's column blocks).
-template <class T, int WT, int WTN, int Edge>
-constexpr bool kColumnBlockable = std::is_same_v<T, zcomplex> && WT == 2 && WTN == 2 && Edge == 0;
-
 // Edge > 0 (double strips with Prefetch): rows 16 warps_m .. M - 1 of C (s.edge of them, at most Edge a warp)
 // by FMA beside the DMMAs: row 16 warps_m + wm + i warps_m of warp (wm, wn), i < Edge, on the B fragments the
 // warp loads anyway (lane (q, r) holds B[k][n] of its k row and column n = tile + q) and one broadcast load of A
@@ -421,12 +417,6 @@ __global__ void __launch_bounds__(staged_max_threads<T>(WT, WTN), K8 ? 65536 / 1
   const int slice = warp / wpg, w = warp % wpg;
   const int wm = w / s.warps_n, wn = w % s.warps_n;
   const int r = lane & 3, q = lane >> 2;
-  if constexpr (kColumnBlockable<T, WT, WTN, Edge>) {
-    if (gridDim.y > 1) {  // column blocks: this block's columns of B and C (launch_tsmttsm_staged)
-      B += Index(blockIdx.y) * s.N;
-      C += Index(blockIdx.y) * s.N * ldcc;
-    }
-  }
 
   // Zero the stages once: the padding columns are never copied and read as zeros.
   for (int e = threadIdx.x; e < kStages * stage_elems; e += blockDim.x) stage0[e] = T(0);
@@ -725,14 +715,6 @@ std::size_t staged_stage_bytes(Kernel kernel, int threads) {
 template <class T, bool Conj, int WT, int WTN = WT, int Edge = 0>
 void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, const T* A, Index lda, const T* B,
                            Index ldb, T* C, Index ldcr, Index ldcc, int complex_out = 0, double alpha_im = 0) {
-  // Column blocks (TESSERA_TSM_STAGE_COLUMN_BLOCKS = 2, an experiment, off by default; complex 2 x 2 warps, N
-  // even from 32): the second index of a 2-D grid picks a half of C's columns (and B's), a block holding half
-  // the warps, so that two blocks an SM run their stages between barriers of their own, as cuBLASLt's complex
-  // kernel does at M = N = 64 (docs/perf/tsm.md, "Complex products on fewer DMMA instructions"). A is read
-  // once a half.
-  static const long column_blocks = env_integer("TESSERA_TSM_STAGE_COLUMN_BLOCKS", 1, 2).value_or(1);
-  const int cb = kColumnBlockable<T, WT, WTN, Edge> && complex_out == 0 && N >= 32 && N % 2 == 0 ? int(column_blocks) : 1;
-  N /= cb;
   StagedShape s;
   s.complex_out = complex_out;
   s.alpha_im = alpha_im;
@@ -821,8 +803,7 @@ void launch_tsmttsm_staged(cudaStream_t stream, int M, int N, Index K, T alpha, 
     const Index chunks = (K + s.rows - 1) / s.rows;
     const Index want = (chunks + 3) / 4;  // each block at least 4 chunks
     const Index grid = launch_grid(want, per_sm);
-    const dim3 blocks(unsigned(std::max<Index>(1, (grid + cb - 1) / cb)), unsigned(cb));
-    kernel<<<blocks, threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
+    kernel<<<unsigned(grid), threads, smem, stream>>>(s, A, lda, B, ldb, C, ldcr, ldcc, alpha);
   };
   // Next k step's fragments loaded before this step's DMMAs: only in the double 16-row strips (warp tiles
   // 2 x 3..4), which have one strip's worth of DMMAs per load and stalled on the loads: 1.10-1.13x at

@@ -68,9 +68,3 @@ tessera_cli_test(tsm_compare_tsmm_rect 0 "openblas|serial-reference" compare tsm
   --beta 0.5 --repeats 1 --warmup 0 --no-roofline)
 tessera_cli_test(tsm_compare_d_rect 0 "openblas|serial-reference" compare tsm --m 9 --n 2 --k 1031 --repeats 1
   --warmup 0 --no-roofline)
-if(TESSERA_ENABLE_CUDA_NATIVE)
-  # The staged kernel's column blocks (complex 2 x 2 warps; an experiment behind an environment switch): the
-  # forced staged cases again, with the switch on.
-  add_test(NAME test_tsm_column_blocks COMMAND $<TARGET_FILE:test_tsm> --gtest_filter=*NativeStagedK8Steps*)
-  set_tests_properties(test_tsm_column_blocks PROPERTIES ENVIRONMENT "TESSERA_TSM_STAGE_COLUMN_BLOCKS=2")
-endif()
