@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -214,8 +215,15 @@ Command parse_command_line(const std::vector<std::string>& args) {
                                  {"workloads", "LIST", "", "comma-separated workloads (default: all)"},
                                  {"quiet", "", "", "no progress lines"}},
                                 "tessera demo");
-    if (cmd.options.has("out")) check_output_path(cmd.options.get("out") + "/x");
     for (const auto& w : cmd.options.get_list("workloads")) make_workload(w);  // unknown ones: UsageError
+    if (cmd.options.has("out")) {
+      // The folder is made where missing (as `mkdir -p`), then probed for the files it will hold.
+      const std::string dir = cmd.options.get("out");
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+      if (ec) throw UsageError("cannot create folder '" + dir + "': " + ec.message());
+      check_output_path(dir + "/summary.csv");
+    }
     return cmd;
   }
   if (c != "run" && c != "compare" && c != "tune")
