@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
 #else
   const char* isa = "portable";
 #endif
-  std::printf("himeno CPU bench: %d OpenMP threads, row loop copy %s\n", Kokkos::OpenMP::concurrency(), isa);
+  std::printf("himeno CPU bench: %d OpenMP threads, row loop copy %s\n", Kokkos::OpenMP().concurrency(), isa);
   for (const auto& sz : sizes) {
     register_size<float>(sz);
     register_size<double>(sz);

@@ -24,21 +24,26 @@ namespace tessera::gluon {
 inline constexpr int max_gluons = 14;
 
 namespace math {
-// Kokkos 3.4 spells the device math functions Kokkos::Experimental::*.
+// The device math functions: Kokkos::Experimental::* before Kokkos 3.7, Kokkos::* since (4.3 removed the former).
+#if KOKKOS_VERSION >= 30700
+namespace kmath = ::Kokkos;
+#else
+namespace kmath = ::Kokkos::Experimental;
+#endif
 template <class T>
-KOKKOS_INLINE_FUNCTION T sqrt(T x) { return Kokkos::Experimental::sqrt(x); }
+KOKKOS_INLINE_FUNCTION T sqrt(T x) { return kmath::sqrt(x); }
 template <class T>
-KOKKOS_INLINE_FUNCTION T log(T x) { return Kokkos::Experimental::log(x); }
+KOKKOS_INLINE_FUNCTION T log(T x) { return kmath::log(x); }
 template <class T>
-KOKKOS_INLINE_FUNCTION T exp(T x) { return Kokkos::Experimental::exp(x); }
+KOKKOS_INLINE_FUNCTION T exp(T x) { return kmath::exp(x); }
 template <class T>
-KOKKOS_INLINE_FUNCTION T cos(T x) { return Kokkos::Experimental::cos(x); }
+KOKKOS_INLINE_FUNCTION T cos(T x) { return kmath::cos(x); }
 template <class T>
-KOKKOS_INLINE_FUNCTION T sin(T x) { return Kokkos::Experimental::sin(x); }
+KOKKOS_INLINE_FUNCTION T sin(T x) { return kmath::sin(x); }
 template <class T>
 KOKKOS_INLINE_FUNCTION T fabs(T x) { return x < T(0) ? -x : x; }
 template <class T>
-KOKKOS_INLINE_FUNCTION T atan2(T y, T x) { return Kokkos::Experimental::atan2(y, x); }
+KOKKOS_INLINE_FUNCTION T atan2(T y, T x) { return kmath::atan2(y, x); }
 template <class T>
 KOKKOS_INLINE_FUNCTION T pi() { return T(3.14159265358979323846); }
 // 1 / sqrt(x): on CUDA devices the reciprocal square root (within an ulp or

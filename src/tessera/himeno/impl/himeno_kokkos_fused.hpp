@@ -209,10 +209,17 @@ struct Sweep2Rows {
   static std::size_t window_size(const FusedTiles& t) { return std::size_t(kFusedRing) * slot_size(t); }
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.g[0] = v.g[1] = 0; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& d, const value_type& s) const {
+    d.g[0] += s.g[0];
+    d.g[1] += s.g[1];
+  }
+#if KOKKOS_VERSION < 30700
+  // Kokkos before 3.7 joins through volatile references (4.0 dropped them).
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& d, const volatile value_type& s) const {
     d.g[0] += s.g[0];
     d.g[1] += s.g[1];
   }
+#endif
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, value_type& gosa) const {
     int tile = team.league_rank();
